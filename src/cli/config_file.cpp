@@ -1,0 +1,105 @@
+#include "cli/config_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/usage_error.hpp"
+#include "uts_build_config.hpp"
+
+namespace uts::cli {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool valid_key(const std::string& key) {
+  if (key.empty()) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace
+
+std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a config file");
+  std::ifstream in(path);
+  if (!in) throw UsageError(path + ": cannot read config file");
+  std::vector<ConfigEntry> entries;
+  std::string raw;
+  int line_no = 0;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    const auto hash = raw.find('#');
+    const std::string line = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) throw UsageError(where + "expected 'key = value'");
+    ConfigEntry e{trim(line.substr(0, eq)), trim(line.substr(eq + 1)), path, line_no};
+    if (!valid_key(e.key)) throw UsageError(where + "malformed key '" + e.key + "'");
+    if (e.value.empty() && e.key != "description") throw UsageError(where + "key '" + e.key + "' has no value");
+    entries.push_back(std::move(e));
+  }
+  if (in.bad()) throw UsageError(path + ": read error");
+  return entries;
+}
+
+std::vector<std::string> preset_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("UTS_PRESET_DIR"); env && *env) dirs.emplace_back(env);
+  dirs.emplace_back(UTS_PRESET_DIR_SOURCE);
+  dirs.emplace_back(UTS_PRESET_DIR_INSTALLED);
+  return dirs;
+}
+
+std::string find_preset(const std::string& name) {
+  const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+  if (plain) {
+    for (const std::string& dir : preset_dirs()) {
+      const std::filesystem::path p = std::filesystem::path(dir) / (name + ".conf");
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(p, ec)) return p.string();
+    }
+  }
+  throw UsageError("unknown preset '" + name + "' (uts --list-presets shows them)");
+}
+
+std::vector<PresetInfo> list_presets() {
+  std::vector<PresetInfo> presets;
+  for (const std::string& dir : preset_dirs()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (entry.path().extension() != ".conf") continue;
+      const std::string name = entry.path().stem().string();
+      if (std::any_of(presets.begin(), presets.end(), [&](const PresetInfo& p) { return p.name == name; }))
+        continue;
+      PresetInfo info{name, entry.path().string(), ""};
+      try {
+        for (const ConfigEntry& e : read_config_file(info.path))
+          if (e.key == "description") info.description = e.value;
+      } catch (const UsageError& err) {
+        info.description = std::string("(unreadable: ") + err.what() + ")";
+      }
+      presets.push_back(std::move(info));
+    }
+    if (!presets.empty()) break;  // the first directory that has presets wins
+  }
+  std::sort(presets.begin(), presets.end(),
+            [](const PresetInfo& a, const PresetInfo& b) { return a.name < b.name; });
+  return presets;
+}
+
+}  // namespace uts::cli

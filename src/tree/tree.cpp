@@ -1,0 +1,74 @@
+#include "tree/tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace uts {
+
+namespace {
+constexpr std::size_t kMaxTableHeights = 1u << 20;
+}
+
+Tree::Tree(const TreeParams& params) : params_(params) {
+  const double b0 = params_.b0;
+  // The binomial root takes floor(b0) children, capped at ceil(b0) (never binding).
+  binomial_root_children_ = static_cast<int>(std::min(std::floor(b0), std::ceil(b0)));
+  balanced_children_ = static_cast<int>(std::floor(b0));
+  // Integer h satisfies h < s*D exactly when h < ceil(s*D).
+  const double boundary = params_.shift * params_.depth;
+  hybrid_geometric_below_ =
+      boundary <= 0 ? 0u : static_cast<std::uint32_t>(std::min(std::ceil(boundary), 4.0e9));
+
+  if (params_.type == TreeType::geometric || params_.type == TreeType::hybrid) {
+    // Heights past these bounds have b_h = 0 (fixed, linear, cyclic) and are
+    // computed on demand; expdec tails off and is also computed on demand.
+    std::size_t heights = static_cast<std::size_t>(params_.depth) * 5 + 2;
+    heights = std::min(heights, kMaxTableHeights);
+    log_one_minus_p_.resize(heights);
+    for (std::size_t h = 0; h < heights; ++h)
+      log_one_minus_p_[h] = log_one_minus_p(static_cast<std::uint32_t>(h));
+  }
+}
+
+Node Tree::root() const {
+  Node root{};
+  if (params_.rng == RngConvention::paper2003) {
+    root.id = *params_.root_id;
+  } else {
+    // SHA-1(16 zero bytes || be32(seed)), as the reference's rng_init.
+    std::uint8_t message[20] = {};
+    const auto seed = static_cast<std::uint32_t>(params_.seed);
+    for (int j = 0; j < 4; ++j) message[16 + j] = static_cast<std::uint8_t>(seed >> (24 - 8 * j));
+    root.id = sha1::digest(message, sizeof message);
+  }
+  root.height = 0;
+  root.children = static_cast<std::uint32_t>(num_children(root.id[4], 0));
+  return root;
+}
+
+double Tree::geometric_mean(std::uint32_t height) const {
+  const double b0 = params_.b0;
+  const int gen_mx = params_.depth;
+  const auto depth = static_cast<std::int64_t>(height);
+  if (depth == 0) return b0;
+  switch (params_.shape) {
+    case GeoShape::expdec:
+      return b0 * std::pow(static_cast<double>(depth), -std::log(b0) / std::log(static_cast<double>(gen_mx)));
+    case GeoShape::cyclic:
+      if (depth > 5 * static_cast<std::int64_t>(gen_mx)) return 0.0;
+      return std::pow(b0, std::sin(2.0 * 3.141592653589793 * static_cast<double>(depth) /
+                                   static_cast<double>(gen_mx)));
+    case GeoShape::fixed:
+      return depth < gen_mx ? b0 : 0.0;
+    case GeoShape::linear:
+      return b0 * (1.0 - static_cast<double>(depth) / static_cast<double>(gen_mx));
+  }
+  return 0.0;
+}
+
+double Tree::log_one_minus_p(std::uint32_t height) const {
+  const double p = 1.0 / (1.0 + geometric_mean(height));
+  return std::log(1.0 - p);
+}
+
+}  // namespace uts

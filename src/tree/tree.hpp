@@ -1,0 +1,91 @@
+// The generation rules of a UTS tree (spec section 1): root id, child ids,
+// and the number of children of a node from its id and height.
+#pragma once
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tree/node.hpp"
+#include "tree/params.hpp"
+
+namespace uts {
+
+inline constexpr int kMaxChildren = 100;  // cap for every node but the binomial root
+
+class Tree {
+ public:
+  explicit Tree(const TreeParams& params);
+
+  const TreeParams& params() const { return params_; }
+
+  Node root() const;
+
+  // Number of children after the caps. `id_word4` is the id's last state word,
+  // which is bytes 16..19 read big-endian: the `x` of the variate.
+  int num_children(std::uint32_t id_word4, std::uint32_t height) const {
+    switch (params_.type) {
+      case TreeType::binomial:
+        return height == 0 ? binomial_root_children_ : binomial_children(id_word4);
+      case TreeType::geometric:
+        return geometric_children(id_word4, height);
+      case TreeType::hybrid:
+        return height < hybrid_geometric_below_ ? geometric_children(id_word4, height)
+                                                : binomial_children(id_word4);
+      case TreeType::balanced:
+        return static_cast<std::int64_t>(height) < params_.depth ? balanced_children_ : 0;
+    }
+    return 0;
+  }
+
+  sha1::Words child_id(const sha1::Words& parent, std::uint32_t index) const {
+    sha1::Words id = sha1::child_id(parent, index);
+    for (int g = 1; g < params_.granularity; ++g) id = sha1::child_id(parent, index);
+    return id;
+  }
+
+  // The uniform variate u of a node in [0,1), per RNG convention.
+  double variate(std::uint32_t x) const {
+    return params_.rng == RngConvention::uts ? static_cast<double>(x & 0x7FFFFFFFu) / 2147483648.0
+                                             : static_cast<double>(x) / 4294967296.0;
+  }
+
+  // The geometric rule's mean b_h at height h, as the reference computes it.
+  double geometric_mean(std::uint32_t height) const;
+
+  // How many nodes had their child count cut to a cap (spec: report once).
+  std::uint64_t truncations() const { return truncations_.value.load(std::memory_order_relaxed); }
+
+ private:
+  int binomial_children(std::uint32_t x) const { return variate(x) < params_.q ? params_.m : 0; }
+
+  int geometric_children(std::uint32_t x, std::uint32_t height) const {
+    const double log_1mp =
+        height < log_one_minus_p_.size() ? log_one_minus_p_[height] : log_one_minus_p(height);
+    const double n = std::floor(std::log(1.0 - variate(x)) / log_1mp);
+    if (!(n > 0.0)) return 0;  // also catches NaN from b_h < 0 or 0/0
+    if (n > kMaxChildren) return note_truncation(kMaxChildren);
+    return static_cast<int>(n);
+  }
+
+  int note_truncation(int cap) const {
+    // relaxed: a statistic read once after the threads have joined.
+    truncations_.value.fetch_add(1, std::memory_order_relaxed);
+    return cap;
+  }
+
+  double log_one_minus_p(std::uint32_t height) const;
+
+  TreeParams params_;
+  int binomial_root_children_ = 0;
+  int balanced_children_ = 0;
+  std::uint32_t hybrid_geometric_below_ = 0;
+  std::vector<double> log_one_minus_p_;  // per height, for the heights a tree can reach
+  struct alignas(64) PaddedCounter {
+    mutable std::atomic<std::uint64_t> value{0};
+  };
+  PaddedCounter truncations_;  // own cache line: the rest of Tree is read-shared by all threads
+};
+
+}  // namespace uts

@@ -1,0 +1,42 @@
+"""Helpers for the integration tests: run the uts binary, read its JSON."""
+import json
+import subprocess
+
+
+def run_uts(binary, args, timeout=600):
+    cmd = [binary] + args
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        # Report a hang as a failed run instead of crashing the test driver.
+        return subprocess.CompletedProcess(cmd, -1, e.stdout or "", "timed out after %ss" % timeout)
+
+
+def run_json(binary, args, timeout=600):
+    proc = run_uts(binary, args + ["--format", "json"], timeout)
+    if proc.returncode != 0:
+        raise AssertionError("%s exited %d: %s" % (" ".join(args), proc.returncode, proc.stderr.strip()))
+    return json.loads(proc.stdout)
+
+
+def results_of(record):
+    r = record["results"]
+    return r["size"], r["depth"], r["leaves"], int(r["checksum"], 16)
+
+
+class Tally:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, label, detail=""):
+        if ok:
+            self.passed += 1
+            print("ok    " + label, flush=True)
+        else:
+            self.failed += 1
+            print("FAIL  " + label + ("  " + detail if detail else ""), flush=True)
+
+    def finish(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        return 0 if self.failed == 0 and self.passed > 0 else 1
