@@ -17,7 +17,7 @@ const char* to_string(RunStatus s) {
   return "?";
 }
 
-SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop) {
+SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
   constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
   SequentialOutcome out;
   const auto start = std::chrono::steady_clock::now();
@@ -33,6 +33,7 @@ SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop) {
     stack.pop_back();
     expand(tree, node, out.counts, [&](const Node& child) { stack.push_back(child); });
     if ((++polls & kPollMask) == 0) {
+      if (progress) progress->publish(0, out.counts.nodes);
       if (interrupt::requested()) {
         out.status = RunStatus::interrupted;
         break;

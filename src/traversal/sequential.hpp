@@ -2,6 +2,7 @@
 #pragma once
 
 #include "traversal/outcome.hpp"
+#include "traversal/progress.hpp"
 #include "tree/tree.hpp"
 
 namespace uts {
@@ -12,6 +13,7 @@ struct SequentialOutcome {
   double seconds = 0;
 };
 
-SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop);
+// `progress` (optional) receives the node count every few hundred expansions.
+SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress = nullptr);
 
 }  // namespace uts

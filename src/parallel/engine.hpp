@@ -1,0 +1,25 @@
+// The parallel engine: one split deque per OpenMP thread, depth-first work on
+// the private part, steals from the shallow end of other threads' deques.
+#pragma once
+
+#include <vector>
+
+#include "report/result.hpp"
+#include "traversal/outcome.hpp"
+#include "traversal/progress.hpp"
+#include "tree/tree.hpp"
+
+namespace uts {
+
+struct ParallelOutcome {
+  Counts counts;
+  RunStatus status = RunStatus::complete;
+  double seconds = 0;
+  std::vector<ThreadStats> threads;
+};
+
+// Throws std::runtime_error if OpenMP does not grant the requested threads.
+ParallelOutcome run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+                             ProgressBoard& progress);
+
+}  // namespace uts

@@ -1,0 +1,112 @@
+#include "parallel/victim.hpp"
+
+#include <bit>
+
+namespace uts {
+
+ManberTree::ManberTree(int threads)
+    : threads_(threads),
+      leaves_(static_cast<int>(std::bit_ceil(static_cast<unsigned>(threads < 1 ? 1 : threads)))),
+      counters_(static_cast<std::size_t>(2 * leaves_)) {}
+
+VictimSelector::VictimSelector(VictimOrder order, int self, int threads, ManberTree* tree, std::uint64_t seed)
+    : order_(order),
+      self_(self),
+      threads_(threads),
+      tree_(tree),
+      rng_state_(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull),
+      current_(threads > 1 ? (self + 1) % threads : self),
+      last_work_(self) {
+  if (rng_state_ == 0) rng_state_ = 1;
+}
+
+std::uint64_t VictimSelector::random_u64() {
+  // xorshift64*: cheap, thread-private, good enough to spread victims.
+  rng_state_ ^= rng_state_ >> 12;
+  rng_state_ ^= rng_state_ << 25;
+  rng_state_ ^= rng_state_ >> 27;
+  return rng_state_ * 0x2545F4914F6CDD1Dull;
+}
+
+void VictimSelector::begin_search() {
+  if (order_ == VictimOrder::tree) current_ = last_work_;
+}
+
+int VictimSelector::next() {
+  if (threads_ < 2) return -1;
+  switch (order_) {
+    case VictimOrder::random: {
+      const auto pick = static_cast<int>(random_u64() % static_cast<std::uint64_t>(threads_ - 1));
+      return pick >= self_ ? pick + 1 : pick;  // uniform over the others
+    }
+    case VictimOrder::linear:
+      if (current_ == self_) current_ = (current_ + 1) % threads_;
+      return current_;
+    case VictimOrder::tree: {
+      // Own and padding leaves are empty by definition here: move on. The
+      // search reaches a real other leaf within a bounded number of moves
+      // (at most one round over the tree); the cap is only a safety net.
+      for (int moves = 0; moves < 8 * tree_->leaves() + 8; ++moves) {
+        if (current_ != self_ && current_ < threads_) return current_;
+        advance_tree();
+      }
+      const auto pick = static_cast<int>(random_u64() % static_cast<std::uint64_t>(threads_ - 1));
+      return pick >= self_ ? pick + 1 : pick;
+    }
+  }
+  return -1;
+}
+
+void VictimSelector::found_work(int victim) {
+  if (order_ == VictimOrder::linear) current_ = victim;  // start there next time
+  if (order_ == VictimOrder::tree) last_work_ = current_ = victim;
+}
+
+void VictimSelector::missed() {
+  if (order_ == VictimOrder::linear) {
+    current_ = (current_ + 1) % threads_;
+  } else if (order_ == VictimOrder::tree) {
+    advance_tree();
+  }
+}
+
+void VictimSelector::advance_tree() {
+  const int leaves = tree_->leaves();
+  int leaf = current_;      // the last leaf visited
+  int node = leaves + leaf;  // climbing from it
+  int level = 0;             // height of `node` above the leaves
+  for (;;) {
+    if (node == 1) {  // the whole tree was found empty this round
+      ++round_;
+      current_ = self_;
+      return;
+    }
+    const int child = node;
+    const int sibling = node ^ 1;
+    const std::uint32_t c = tree_->read(child);
+    const std::uint32_t s = tree_->read(sibling);
+    const std::uint32_t newest = c > s ? c : s;
+    if (newest > round_) {  // behind: others have searched later rounds
+      round_ = newest;
+      current_ = self_;
+      return;
+    }
+    tree_->mark(child, round_);
+    if (s == round_) {  // the sibling subtree is known empty too: climb
+      node >>= 1;
+      ++level;
+      continue;
+    }
+    // Visit the leaf of the sibling subtree that mirrors the last leaf.
+    leaf ^= 1 << level;
+    if (leaf < tree_->threads()) {
+      current_ = leaf;
+      return;
+    }
+    // A padding leaf is always empty: continue the search from it.
+    node = leaves + leaf;
+    level = 0;
+  }
+}
+
+}  // namespace uts

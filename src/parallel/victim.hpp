@@ -1,0 +1,66 @@
+// Victim selection (spec section 3): random, linear ring, or Manber's
+// round-counter search over a binary tree superimposed on the deques.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "parallel/policy.hpp"
+#include "parallel/split_deque.hpp"
+
+namespace uts {
+
+// The shared part of Manber's search: one counter per tree node (heap
+// layout: node 1 is the root, node k has children 2k and 2k+1, leaf j is node
+// L + j where L is P rounded up to a power of two). A counter value r means
+// "this subtree was found empty in every round up to r".
+class ManberTree {
+ public:
+  explicit ManberTree(int threads);
+  int threads() const { return threads_; }
+  int leaves() const { return leaves_; }
+  // relaxed: the counters only steer the search; every claim is validated by
+  // the deque's CAS and termination is decided by the busy count.
+  std::uint32_t read(int node) const { return counters_[node].value.load(std::memory_order_relaxed); }
+  void mark(int node, std::uint32_t round) { counters_[node].value.store(round, std::memory_order_relaxed); }
+
+ private:
+  struct alignas(kCacheLine) Counter {
+    std::atomic<std::uint32_t> value{0};
+  };
+  int threads_;
+  int leaves_;
+  std::vector<Counter> counters_;
+};
+
+// One thread's victim chooser. Usage per idle period: begin_search(), then
+// repeatedly next() to get a deque to examine, and found_work(v) or missed().
+class VictimSelector {
+ public:
+  VictimSelector(VictimOrder order, int self, int threads, ManberTree* tree, std::uint64_t seed);
+
+  void begin_search();
+  // The next deque to examine, never this thread's own; -1 with one thread.
+  int next();
+  void found_work(int victim);
+  void missed();
+
+  // Manber search state, exposed for the unit tests.
+  std::uint32_t round() const { return round_; }
+
+ private:
+  std::uint64_t random_u64();
+  void advance_tree();  // one move of Manber's search away from current_
+
+  VictimOrder order_;
+  int self_;
+  int threads_;
+  ManberTree* tree_;
+  std::uint64_t rng_state_;
+  int current_;    // linear: the ring position; tree: the leaf being visited
+  int last_work_;  // tree: the leaf where work was last found
+  std::uint32_t round_ = 1;
+};
+
+}  // namespace uts
