@@ -44,22 +44,30 @@ void SplitDeque::make_room() {
     // rather than grow; a thief preempted mid-copy makes us grow instead.
     for (int spin = 0; spin < kCopyWaitSpins; ++spin) {
       if (thief_.copying.load(std::memory_order_seq_cst) == 0) {
+        window_start_ = top;
         safe_end_ = top + capacity;
         return;
       }
     }
   }
-  // Grow: copy the live range [top, bottom) position for position.
+  // Grow. Copy the whole window [window_start, bottom), not just [top,
+  // bottom): a thief may have claimed positions below top and not yet read
+  // them, and if it then loads the new ring it must find them there. Such
+  // positions are >= window_start, because the window was last extended when
+  // no copy was in flight (point 6; found by the spin model).
   std::uint32_t new_capacity = capacity * 2;
+  // bottom - window_start <= capacity < new_capacity, so the window fits.
   while (live >= new_capacity / 2) new_capacity *= 2;
   Ring* grown = new_ring(new_capacity);
-  for (std::uint32_t p = top; p != bottom_; ++p) grown->slots[p & grown->mask] = ring_->slots[p & ring_->mask];
+  for (std::uint32_t p = window_start_; p != bottom_; ++p)
+    grown->slots[p & grown->mask] = ring_->slots[p & ring_->mask];
   retired_.push_back(ring_);
   ring_ = grown;
   // release: a thief that reads this pointer also sees the copied nodes.
   thief_.ring.store(grown, std::memory_order_release);
-  // No thief has read the new ring below top, so no slot of it can alias.
-  safe_end_ = top + new_capacity;
+  // In-flight copies read positions >= window_start, so the new ring's
+  // window starts there too.
+  safe_end_ = window_start_ + new_capacity;
 }
 
 void SplitDeque::share() {

@@ -35,10 +35,14 @@
 //    copying_ == 0 (seq_cst on both sides, a Dekker pairing). Any copy still
 //    running would have its increment ordered before that read; any later one
 //    claims positions >= that top. Otherwise the owner grows the ring instead.
-// 6. Growth copies [top, bottom) into a twice larger ring and publishes it with
-//    a release store; the old ring is retired, never freed while thieves may
-//    read it (it lives until the deque is destroyed), so a thief that raced
-//    the growth still reads valid nodes from the old ring.
+// 6. Growth copies the whole write window [window_start, bottom) into a
+//    larger ring and publishes it with a release store. A thief that claimed
+//    before the growth may load either ring: the old one is retired, never
+//    freed while the deque lives, and never written again; the new one holds
+//    every position the thief can have claimed, because claimed-but-unread
+//    positions are >= window_start (the window is only extended while no copy
+//    is in flight). Copying just [top, bottom) would lose them: the spin
+//    model in tests/model found exactly that interleaving.
 #pragma once
 
 #include <atomic>
@@ -147,7 +151,8 @@ class SplitDeque {
   alignas(kCacheLine) Ring* ring_ = nullptr;
   std::uint32_t bottom_ = 0;
   std::uint32_t split_ = 0;     // the owner's exact copy: only the owner moves split
-  std::uint32_t safe_end_ = 0;  // positions below this may be written without checks
+  std::uint32_t window_start_ = 0;  // top when the write window was last set
+  std::uint32_t safe_end_ = 0;      // window_start_ + capacity: writable without checks
   std::uint64_t shares_ = 0;
   std::uint64_t reclaims_ = 0;
   std::vector<Ring*> retired_;
