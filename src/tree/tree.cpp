@@ -7,6 +7,7 @@ namespace uts {
 
 namespace {
 constexpr std::size_t kMaxTableHeights = 1u << 20;
+constexpr std::size_t kMaxThresholdHeights = 4096;
 }
 
 Tree::Tree(const TreeParams& params) : params_(params) {
@@ -27,6 +28,41 @@ Tree::Tree(const TreeParams& params) : params_(params) {
     log_one_minus_p_.resize(heights);
     for (std::size_t h = 0; h < heights; ++h)
       log_one_minus_p_[h] = log_one_minus_p(static_cast<std::uint32_t>(h));
+    build_thresholds();
+  }
+}
+
+double Tree::exact_count(std::uint64_t v, double log_1mp) const {
+  const double scale = params_.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
+  return std::floor(std::log(1.0 - static_cast<double>(v) / scale) / log_1mp);
+}
+
+void Tree::build_thresholds() {
+  const std::uint64_t range = params_.rng == RngConvention::uts ? (1ull << 31) : (1ull << 32);
+  const std::size_t heights = std::min(log_one_minus_p_.size(), kMaxThresholdHeights);
+  thresholds_.resize(heights);
+  for (std::size_t h = 0; h < heights; ++h) {
+    const double log_1mp = log_one_minus_p_[h];
+    HeightThresholds& t = thresholds_[h];
+    // b_h <= 0 or NaN: the formula never gives a positive count.
+    if (!(log_1mp < 0.0) || std::isinf(log_1mp)) continue;
+    auto reaches = [&](std::uint64_t v, int k) { return exact_count(v, log_1mp) >= k; };
+    std::uint64_t previous = 0;
+    for (int k = 1; k <= kMaxChildren + 1; ++k) {
+      if (!reaches(range - 1, k)) break;  // no numerator reaches k children
+      // Smallest v >= previous with count >= k, by bisection on the exact
+      // formula (increasing in v); the hot path's margin absorbs any
+      // last-bit wobble of log around the boundary.
+      std::uint64_t lo = previous, hi = range - 1;
+      while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (reaches(mid, k)) hi = mid;
+        else lo = mid + 1;
+      }
+      t.first_v[k - 1] = lo;
+      t.count = k;
+      previous = lo;
+    }
   }
 }
 

@@ -45,6 +45,14 @@ class Tree {
     return id;
   }
 
+  // Exposed for tests: the log-per-node path the fast path must agree with.
+  int num_children_exact(std::uint32_t id_word4, std::uint32_t height) const {
+    if (params_.type == TreeType::geometric ||
+        (params_.type == TreeType::hybrid && height < hybrid_geometric_below_))
+      return geometric_children_exact(id_word4, height);
+    return num_children(id_word4, height);
+  }
+
   // The uniform variate u of a node in [0,1), per RNG convention.
   double variate(std::uint32_t x) const {
     return params_.rng == RngConvention::uts ? static_cast<double>(x & 0x7FFFFFFFu) / 2147483648.0
@@ -60,13 +68,32 @@ class Tree {
  private:
   int binomial_children(std::uint32_t x) const { return variate(x) < params_.q ? params_.m : 0; }
 
-  int geometric_children(std::uint32_t x, std::uint32_t height) const {
+  // The reference's formula, evaluated as written.
+  int geometric_children_exact(std::uint32_t x, std::uint32_t height) const {
     const double log_1mp =
         height < log_one_minus_p_.size() ? log_one_minus_p_[height] : log_one_minus_p(height);
     const double n = std::floor(std::log(1.0 - variate(x)) / log_1mp);
     if (!(n > 0.0)) return 0;  // also catches NaN from b_h < 0 or 0/0
     if (n > kMaxChildren) return note_truncation(kMaxChildren);
     return static_cast<int>(n);
+  }
+
+  // Same result without a log per node: the formula is increasing in the
+  // variate's integer numerator v, so n = #{k : v >= first_v[k]}, where
+  // first_v[k-1] is the smallest v the exact formula maps to >= k. Numerators
+  // within kThresholdMargin of a threshold take the exact path, so rounding
+  // in log cannot make the two disagree.
+  int geometric_children(std::uint32_t x, std::uint32_t height) const {
+    if (height >= thresholds_.size()) return geometric_children_exact(x, height);
+    const HeightThresholds& t = thresholds_[height];
+    const std::uint64_t v = params_.rng == RngConvention::uts ? (x & 0x7FFFFFFFu) : x;
+    int n = 0;
+    while (n < t.count && v >= t.first_v[n]) ++n;
+    if ((n > 0 && v - t.first_v[n - 1] < kThresholdMargin) ||
+        (n < t.count && t.first_v[n] - v <= kThresholdMargin))
+      return geometric_children_exact(x, height);
+    if (n > kMaxChildren) return note_truncation(kMaxChildren);
+    return n;
   }
 
   int note_truncation(int cap) const {
@@ -76,12 +103,22 @@ class Tree {
   }
 
   double log_one_minus_p(std::uint32_t height) const;
+  // The exact formula's uncapped count for variate numerator v at a height.
+  double exact_count(std::uint64_t v, double log_1mp) const;
+  void build_thresholds();
+
+  static constexpr std::uint64_t kThresholdMargin = 8;
+  struct HeightThresholds {
+    int count = 0;                                    // thresholds that exist (<= 101)
+    std::uint64_t first_v[kMaxChildren + 1] = {};     // first_v[k-1]: first v with n >= k
+  };
 
   TreeParams params_;
   int binomial_root_children_ = 0;
   int balanced_children_ = 0;
   std::uint32_t hybrid_geometric_below_ = 0;
   std::vector<double> log_one_minus_p_;  // per height, for the heights a tree can reach
+  std::vector<HeightThresholds> thresholds_;  // per height, the low heights only
   struct alignas(64) PaddedCounter {
     mutable std::atomic<std::uint64_t> value{0};
   };

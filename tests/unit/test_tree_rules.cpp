@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <random>
 
 #include "tree/expand.hpp"
 #include "tree/tree.hpp"
@@ -153,4 +154,45 @@ TEST_CASE("visit: leaves are finished at once, depth is taken from leaves") {
   CHECK(c.leaves == 1);
   CHECK(c.max_depth == 7);
   CHECK(c.checksum == ((std::uint64_t{1} << 32) | 2) + 9);
+}
+
+TEST_CASE("geometric fast path agrees with the log formula everywhere, thresholds included") {
+  std::mt19937_64 rng(7);
+  struct Case {
+    GeoShape shape;
+    double b0;
+    int depth;
+    RngConvention conv;
+  };
+  const Case cases[] = {{GeoShape::fixed, 4.0, 10, RngConvention::uts},
+                        {GeoShape::cyclic, 6.0, 16, RngConvention::uts},
+                        {GeoShape::linear, 4.0, 20, RngConvention::uts},
+                        {GeoShape::expdec, 3.0, 12, RngConvention::uts},
+                        {GeoShape::fixed, 150.0, 3, RngConvention::uts},  // truncations
+                        {GeoShape::fixed, 0.01, 5, RngConvention::uts},   // tiny mean
+                        {GeoShape::cyclic, 7.0, 23, RngConvention::paper2003}};
+  for (const Case& c : cases) {
+    TreeParams p = geometric(c.shape, c.b0, c.depth);
+    p.rng = c.conv;
+    if (c.conv == RngConvention::paper2003) p.root_id = sha1::Words{};
+    const Tree t(p);
+    const std::uint64_t range = c.conv == RngConvention::uts ? (1ull << 31) : (1ull << 32);
+    for (std::uint32_t h = 0; h < static_cast<std::uint32_t>(c.depth) * 5 + 3; ++h) {
+      // Random numerators, and a sweep around every place the count changes.
+      for (int i = 0; i < 2000; ++i) {
+        const auto x = static_cast<std::uint32_t>(rng());
+        REQUIRE(t.num_children(x, h) == t.num_children_exact(x, h));
+      }
+      for (int k = 1; k <= kMaxChildren + 1; ++k) {
+        const double target = 1.0 - std::exp(k * std::log(1.0 - 1.0 / (1.0 + t.geometric_mean(h))));
+        if (!(target > 0.0 && target < 1.0)) continue;
+        const auto centre = static_cast<std::int64_t>(target * static_cast<double>(range));
+        for (std::int64_t v = centre - 40; v <= centre + 40; ++v) {
+          if (v < 0 || v >= static_cast<std::int64_t>(range)) continue;
+          const auto x = static_cast<std::uint32_t>(v);
+          REQUIRE(t.num_children(x, h) == t.num_children_exact(x, h));
+        }
+      }
+    }
+  }
 }
