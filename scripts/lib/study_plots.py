@@ -48,8 +48,16 @@ def _series(summary, tree, policy, column):
     return pts
 
 
-def _subtitle(meta):
-    return meta.get("machine_line", "")
+def _caption(fig, meta):
+    """Machine and commit under the panels, clear of the axis labels."""
+    if meta.get("machine_line"):
+        fig.text(0.5, -0.04, meta["machine_line"], ha="center", va="top", fontsize=8, color="0.3")
+
+
+def _thread_ticks(ax, rows):
+    counts = sorted({int(r["threads"]) for r in rows})
+    if len(counts) <= 16:
+        ax.set_xticks(counts)
 
 
 def plot_speedup(summary, out_dir, meta, efficiency=False):
@@ -82,11 +90,11 @@ def plot_speedup(summary, out_dir, meta, efficiency=False):
             ax.plot(ideal_x, ideal_x, "k--", linewidth=1, label="ideal (linear)")
             ax.set_ylabel("speedup over 1 thread (x)")
         ax.set_xlabel("threads")
-        ax.set_xticks(ideal_x if max_p <= 16 else None)
+        _thread_ticks(ax, summary)
         ax.set_title("%s: %s vs threads" % (tree, "parallel efficiency" if efficiency else "speedup"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(_subtitle(meta), fontsize=8, y=0.02)
+    _caption(fig, meta)
     _save(fig, out_dir, "efficiency" if efficiency else "speedup")
 
 
@@ -100,13 +108,14 @@ def plot_rate(summary, out_dir, meta):
             label = study_data.policy_label(dict(zip(("steal", "victim", "init"), policy)), varying)
             ax.plot([p for p, _ in pts], [float(r["median_nodes_per_sec"]) / 1e6 for _, r in pts],
                     marker="o", label=label)
+        _thread_ticks(ax, summary)
         ax.set_xlabel("threads")
         ax.set_ylabel("throughput (million nodes/s, median)")
         ax.set_title("%s: nodes per second vs threads" % tree)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(_subtitle(meta), fontsize=8, y=0.02)
+    _caption(fig, meta)
     _save(fig, out_dir, "nodes_per_sec")
 
 
@@ -137,10 +146,11 @@ def plot_work_share(runs, out_dir, meta):
         ax.set_xticks(range(p))
         ax.set_xlabel("thread")
         ax.set_ylabel("share of the tree's nodes (%, mean over repetitions)")
+        ax.set_ylim(0, max(ax.get_ylim()[1], 100.0 / p) * 1.35)  # room for the legend above the bars
         ax.set_title("%s: work per thread at %d threads" % (tree, p))
         ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
-    fig.suptitle(_subtitle(meta), fontsize=8, y=0.02)
+        ax.legend(fontsize=8, loc="upper right")
+    _caption(fig, meta)
     _save(fig, out_dir, "work_share")
 
 
@@ -161,13 +171,14 @@ def plot_steal_stats(summary, out_dir, meta):
                 if multi_tree:
                     label = tree + ": " + label
                 ax.plot([p for p, _ in pts], [float(r[column]) * scale for _, r in pts], marker="o", label=label)
+        _thread_ticks(ax, [r for r in summary if int(r["threads"]) > 1])
         ax.set_xlabel("threads")
         ax.set_ylabel(ylabel)
-        ax.set_title(ylabel.capitalize() + " (median)")
+        ax.set_title(ylabel[0].upper() + ylabel[1:] + ", median over repetitions", fontsize=10)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(_subtitle(meta), fontsize=8, y=0.02)
+    _caption(fig, meta)
     _save(fig, out_dir, "steal_stats")
 
 

@@ -103,7 +103,12 @@ StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, in
         if (deque->share_requested()) deque->share();
       }
       if (round % 64 == 0) std::this_thread::yield();  // let thieves run on a 2-core machine
-      const int pops = static_cast<int>(rng() % static_cast<unsigned>(burst + 4));
+      // Share unprompted now and then, and sometimes drain completely, so the
+      // shared part is often non-empty when the private part runs dry:
+      // reclaims then happen whatever the scheduling.
+      if (rng() % 4 == 0) deque->share();
+      const bool drain = rng() % 8 == 0;
+      const int pops = drain ? 1 << 30 : static_cast<int>(rng() % static_cast<unsigned>(burst + 4));
       for (int i = 0; i < pops; ++i) {
         if (!deque->pop(n)) break;  // everything was stolen
         ledger.take(n);
