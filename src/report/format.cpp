@@ -188,6 +188,7 @@ std::string render_json(const RunReport& r) {
     << ",\"steal_success_rate\":" << num(a.steal_success_rate)
     << ",\"nodes_per_steal\":" << num(a.nodes_per_steal)
     << ",\"deques_examined_per_attempt\":" << num(a.deques_per_steal)
+    << ",\"deques_examined_per_steal\":" << num(a.steals ? double(a.deques_examined) / double(a.steals) : 0.0)
     << ",\"node_share_mean\":" << num(a.share_mean) << ",\"node_share_variance\":" << num(a.share_variance)
     << ",\"node_share_relative_variance\":" << num(a.share_relative_variance)
     << ",\"idle_seconds\":" << num(a.idle_seconds) << "}";
