@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -73,7 +74,12 @@ int main(int argc, char** argv) {
   const uts::Tree tree(cfg.tree);
   const bool progress = cfg.progress == uts::cli::Progress::on ||
                         (cfg.progress == uts::cli::Progress::automatic && isatty(fileno(stderr)));
-  const uts::RunResult result = uts::run(tree, cfg.engine, cfg.stop, progress);
+  uts::RunResult result;
+  try {
+    result = uts::run(tree, cfg.engine, cfg.stop, progress);
+  } catch (const std::exception& e) {  // e.g. OMP_THREAD_LIMIT below --threads
+    return usage_error(e.what());
+  }
 
   if (result.truncations)
     std::fprintf(stderr, "*** Number of children truncated to the cap for %llu node(s)\n",

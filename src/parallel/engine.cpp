@@ -179,14 +179,14 @@ class ThreadRun {
 
 }  // namespace
 
-ParallelOutcome run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
                              ProgressBoard& progress) {
   const int threads = settings.threads;
   std::vector<Worker*> workers(static_cast<std::size_t>(threads), nullptr);
   Termination termination(threads);
   ManberTree manber(threads);
   StopFlag stop_flag;
-  ParallelOutcome out;
+  RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   std::chrono::steady_clock::time_point start;
   int granted = threads;
@@ -220,8 +220,8 @@ ParallelOutcome run_parallel(const Tree& tree, const EngineSettings& settings, c
     delete me;
   }
   if (granted != threads)
-    throw std::runtime_error("OpenMP granted " + std::to_string(granted) + " of the " +
-                             std::to_string(threads) + " threads requested");
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
+                             std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
   out.status = stop_flag.reason();
   return out;
 }

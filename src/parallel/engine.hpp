@@ -11,15 +11,8 @@
 
 namespace uts {
 
-struct ParallelOutcome {
-  Counts counts;
-  RunStatus status = RunStatus::complete;
-  double seconds = 0;
-  std::vector<ThreadStats> threads;
-};
-
 // Throws std::runtime_error if OpenMP does not grant the requested threads.
-ParallelOutcome run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
                              ProgressBoard& progress);
 
 }  // namespace uts

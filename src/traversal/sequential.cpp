@@ -17,9 +17,9 @@ const char* to_string(RunStatus s) {
   return "?";
 }
 
-SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
+RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
   constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
-  SequentialOutcome out;
+  RunResult out;
   const auto start = std::chrono::steady_clock::now();
 
   std::vector<Node> stack;
@@ -45,6 +45,8 @@ SequentialOutcome run_sequential(const Tree& tree, const StopRule& stop, Progres
     }
   }
   out.seconds = seconds_since(start);
+  out.threads.resize(1);
+  out.threads[0].nodes = out.counts.nodes;
   return out;
 }
 

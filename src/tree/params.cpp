@@ -3,9 +3,57 @@
 #include <cctype>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 namespace uts {
+
+double geometric_mean(const TreeParams& p, std::uint32_t height) {
+  const double b0 = p.b0;
+  const int gen_mx = p.depth;
+  const auto depth = static_cast<std::int64_t>(height);
+  if (depth == 0) return b0;
+  switch (p.shape) {
+    case GeoShape::expdec:
+      return b0 * std::pow(static_cast<double>(depth), -std::log(b0) / std::log(static_cast<double>(gen_mx)));
+    case GeoShape::cyclic:
+      if (depth > 5 * static_cast<std::int64_t>(gen_mx)) return 0.0;
+      return std::pow(b0, std::sin(2.0 * 3.141592653589793 * static_cast<double>(depth) /
+                                   static_cast<double>(gen_mx)));
+    case GeoShape::fixed:
+      return depth < gen_mx ? b0 : 0.0;
+    case GeoShape::linear:
+      return b0 * (1.0 - static_cast<double>(depth) / static_cast<double>(gen_mx));
+  }
+  return 0.0;
+}
+
+double expected_size(const TreeParams& p) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double qm = p.q * p.m;
+  const double binomial_subtree = qm < 1.0 ? 1.0 / (1.0 - qm) : inf;
+  if (p.type == TreeType::binomial) return 1.0 + std::floor(p.b0) * binomial_subtree;
+  if (p.type == TreeType::balanced) {
+    double total = 0, level = 1;
+    for (int h = 0; h <= p.depth && total <= kMaxUnboundedSize; ++h, level *= std::floor(p.b0)) total += level;
+    return total;
+  }
+  // Geometric (and the geometric top of a hybrid tree): expected nodes per
+  // level are products of the capped means b_h.
+  const double hybrid_switch = std::ceil(p.shift * p.depth);
+  double total = 0, level = 1;
+  for (std::uint32_t h = 0; h < 10'000'000; ++h) {
+    if (p.type == TreeType::hybrid && h >= hybrid_switch) return total + level * binomial_subtree;
+    total += level;
+    const double b = std::min(geometric_mean(p, h), static_cast<double>(kMaxChildrenCap));
+    if (!(b > 0.0)) break;
+    level *= b;
+    if (total > kMaxUnboundedSize || level > kMaxUnboundedSize) return inf;
+    if (level < 1e-12) break;  // deeper levels are reached with negligible probability
+  }
+  return total;
+}
 
 double binomial_extinction_probability(double q, int m) {
   if (m == 1) return q < 1.0 ? 1.0 : 0.0;
@@ -36,6 +84,7 @@ double probability_finite(const TreeParams& p) {
 void validate(const TreeParams& p, bool bounded) {
   auto fail = [](const std::string& msg) { throw std::invalid_argument(msg); };
   if (!std::isfinite(p.b0) || p.b0 <= 0) fail("-b/--b0 must be a positive number");
+  if (p.b0 >= 2147483648.0) fail("-b/--b0 must be below 2^31");
   if (p.depth < 0) fail("-d/--depth must not be negative");
   if (p.granularity < 1) fail("-g/--granularity must be at least 1");
   if (p.type == TreeType::binomial || p.type == TreeType::hybrid) {
@@ -49,9 +98,16 @@ void validate(const TreeParams& p, bool bounded) {
   }
   if (p.type == TreeType::hybrid && !(p.shift >= 0.0 && std::isfinite(p.shift)))
     fail("-f/--shift must be a non-negative number");
-  if (p.type == TreeType::balanced && p.b0 > 1.0 && !bounded &&
-      p.depth * std::log(std::floor(p.b0)) > std::log(1e15))
-    fail("balanced tree with -b and -d this large has more than 1e15 nodes; add --max-nodes N");
+  // q*m >= 1 is judged above by the extinction probability; everything else
+  // by the expected size, so no parameter choice silently runs for ever.
+  if (!bounded && !(p.type == TreeType::binomial && p.q * p.m >= 1.0)) {
+    const double size = expected_size(p);
+    if (!(size <= kMaxUnboundedSize)) {
+      char what[64];
+      std::snprintf(what, sizeof what, std::isfinite(size) ? "about %.3g nodes" : "an unbounded number of nodes", size);
+      fail(std::string("these parameters give a tree of ") + what + " (over 1e15 expected); add --max-nodes N to run it anyway");
+    }
+  }
   if (p.rng == RngConvention::paper2003 && !p.root_id)
     fail("--rng paper2003 needs --root-id HEX");
   if (p.rng == RngConvention::uts && p.root_id)

@@ -9,6 +9,8 @@
 
 namespace uts {
 
+inline constexpr int kMaxChildrenCap = 100;  // every node but the binomial root
+
 enum class TreeType { binomial = 0, geometric = 1, hybrid = 2, balanced = 3 };
 enum class GeoShape { linear = 0, expdec = 1, cyclic = 2, fixed = 3 };
 enum class RngConvention { uts, paper2003 };
@@ -31,6 +33,14 @@ struct TreeParams {
 // the parameters cannot define a finite, well-formed tree. `bounded` says a
 // --max-nodes limit is set, which permits supercritical binomial trees.
 void validate(const TreeParams& p, bool bounded);
+
+// The geometric rule's mean b_h at height h, as the reference computes it.
+double geometric_mean(const TreeParams& p, std::uint32_t height);
+
+// Expected number of nodes (infinity when it diverges). Caps are applied to
+// the means, so this is an estimate, used only to refuse absurd trees.
+double expected_size(const TreeParams& p);
+inline constexpr double kMaxUnboundedSize = 1e15;
 
 // Probability that one binomial subtree (m children with probability q) is
 // finite, and that the whole tree is.

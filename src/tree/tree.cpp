@@ -82,25 +82,7 @@ Node Tree::root() const {
   return root;
 }
 
-double Tree::geometric_mean(std::uint32_t height) const {
-  const double b0 = params_.b0;
-  const int gen_mx = params_.depth;
-  const auto depth = static_cast<std::int64_t>(height);
-  if (depth == 0) return b0;
-  switch (params_.shape) {
-    case GeoShape::expdec:
-      return b0 * std::pow(static_cast<double>(depth), -std::log(b0) / std::log(static_cast<double>(gen_mx)));
-    case GeoShape::cyclic:
-      if (depth > 5 * static_cast<std::int64_t>(gen_mx)) return 0.0;
-      return std::pow(b0, std::sin(2.0 * 3.141592653589793 * static_cast<double>(depth) /
-                                   static_cast<double>(gen_mx)));
-    case GeoShape::fixed:
-      return depth < gen_mx ? b0 : 0.0;
-    case GeoShape::linear:
-      return b0 * (1.0 - static_cast<double>(depth) / static_cast<double>(gen_mx));
-  }
-  return 0.0;
-}
+double Tree::geometric_mean(std::uint32_t height) const { return uts::geometric_mean(params_, height); }
 
 double Tree::log_one_minus_p(std::uint32_t height) const {
   const double p = 1.0 / (1.0 + geometric_mean(height));

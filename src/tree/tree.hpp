@@ -12,7 +12,7 @@
 
 namespace uts {
 
-inline constexpr int kMaxChildren = 100;  // cap for every node but the binomial root
+inline constexpr int kMaxChildren = kMaxChildrenCap;
 
 class Tree {
  public:

@@ -5,6 +5,7 @@ exit status 2; and nothing crashes or hangs.
 usage: test_bad_input.py UTS_BINARY
 """
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -46,6 +47,10 @@ def main():
             (["-b", "0"], "b0"),
             (["-b", "-2"], "b0"),
             (["-b", "nan"], "b0"),
+            (["-t", "0", "-b", "1e12", "-q", "0.1", "-m", "2"], "2^31"),
+            (["-t", "geo", "-a", "expdec", "-d", "0", "-b", "4"], "--max-nodes"),
+            (["-t", "geo", "-a", "fixed", "-d", "30", "-b", "4"], "--max-nodes"),
+            (["-t", "balanced", "-d", "20", "-b", "10"], "--max-nodes"),
             (["-g", "0"], "granularity"),
             (["--threads", "0"], "threads"),
             (["--threads", "-3"], "threads"),
@@ -80,6 +85,14 @@ def main():
                   and proc.stdout == "")
             tally.check(ok, "bad input %s" % args,
                         "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:200], proc.stderr[:300]))
+
+        # More threads than the OpenMP runtime will grant.
+        env = dict(os.environ, OMP_THREAD_LIMIT="2")
+        proc = subprocess.run([binary, "--preset", "T1", "--threads", "4"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        tally.check(proc.returncode == 2 and len(lines) == 1 and "OMP_THREAD_LIMIT" in lines[0]
+                    and proc.stdout == "", "threads above OMP_THREAD_LIMIT", proc.stderr)
 
         # The escape hatch: a supercritical tree is allowed with --max-nodes,
         # and the partial result says so.

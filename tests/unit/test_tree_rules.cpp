@@ -196,3 +196,15 @@ TEST_CASE("geometric fast path agrees with the log formula everywhere, threshold
     }
   }
 }
+
+TEST_CASE("expected size: exact for balanced and binomial trees, infinite when the means never decay") {
+  TreeParams balanced;
+  balanced.type = TreeType::balanced;
+  balanced.b0 = 3;
+  balanced.depth = 5;
+  CHECK(expected_size(balanced) == 364.0);  // (3^6 - 1) / 2
+  CHECK(expected_size(binomial(2000, 0.124875, 8)) == doctest::Approx(1.0 + 2000.0 / (1.0 - 0.999)));
+  CHECK(std::isinf(expected_size(binomial(2000, 0.25, 4))));
+  CHECK(std::isinf(expected_size(geometric(GeoShape::expdec, 4.0, 0))));  // b_h = b0 at every depth
+  CHECK(expected_size(geometric(GeoShape::fixed, 4.0, 10)) == doctest::Approx((std::pow(4.0, 11) - 1) / 3));
+}
