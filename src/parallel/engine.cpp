@@ -182,6 +182,10 @@ class ThreadRun {
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
                              ProgressBoard& progress) {
   const int threads = settings.threads;
+  // Checked up front: libomp would print its own warning and shrink the team.
+  if (threads > omp_get_thread_limit())
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
+                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
   std::vector<Worker*> workers(static_cast<std::size_t>(threads), nullptr);
   Termination termination(threads);
   ManberTree manber(threads);
