@@ -26,6 +26,7 @@ namespace uts {
 
 class Termination {
  public:
+  // relaxed: written before the parallel region starts, which synchronises.
   explicit Termination(int threads) { count_.value.store(threads, std::memory_order_relaxed); }
 
   // seq_cst on all three: the argument above uses their place in the single

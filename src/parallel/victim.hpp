@@ -23,6 +23,7 @@ class ManberTree {
   // relaxed: the counters only steer the search; every claim is validated by
   // the deque's CAS and termination is decided by the busy count.
   std::uint32_t read(int node) const { return counters_[node].value.load(std::memory_order_relaxed); }
+  // relaxed, for the same reason as read().
   void mark(int node, std::uint32_t round) { counters_[node].value.store(round, std::memory_order_relaxed); }
 
  private:

@@ -20,6 +20,7 @@ class ProgressBoard {
   void publish(int slot, std::uint64_t nodes) {
     slots_[static_cast<std::size_t>(slot)].value.store(nodes, std::memory_order_relaxed);
   }
+  // relaxed: an approximate sum is all progress and --max-nodes need.
   std::uint64_t total() const {
     std::uint64_t sum = 0;
     for (const auto& s : slots_) sum += s.value.load(std::memory_order_relaxed);
