@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -142,9 +141,8 @@ class ThreadRun {
       if (settings_.steal.claim_size(victim.deque.shared_size()) > 0) {
         termination_.busy();  // before the claim can succeed
         ++self_.stats.steal_attempts;
-        std::uint64_t cas_tries = 0;
-        const std::uint32_t got = victim.deque.steal(
-            settings_.steal, [&](const Node& n) { self_.deque.push(n); }, cas_tries);
+        const std::uint32_t got =
+            victim.deque.steal(settings_.steal, [&](const Node& n) { self_.deque.push(n); });
         if (got > 0) {
           ++self_.stats.steals;
           self_.stats.nodes_stolen += got;

@@ -112,10 +112,9 @@ class SplitDeque {
 
   // Claim nodes from the shallow end by the policy and hand each to `receive`
   // (the thief's own push). Returns how many were taken (0: none shared, or
-  // the policy's minimum not met, or lost every race). `cas_tries` counts the
-  // claim CASes issued.
+  // the policy's minimum not met, or lost every race).
   template <class Receive>
-  std::uint32_t steal(const StealPolicy& policy, Receive&& receive, std::uint64_t& cas_tries);
+  std::uint32_t steal(const StealPolicy& policy, Receive&& receive);
 
  private:
   struct Ring {
@@ -159,7 +158,7 @@ class SplitDeque {
 };
 
 template <class Receive>
-std::uint32_t SplitDeque::steal(const StealPolicy& policy, Receive&& receive, std::uint64_t& cas_tries) {
+std::uint32_t SplitDeque::steal(const StealPolicy& policy, Receive&& receive) {
   // seq_cst: pairs with the owner's seq_cst loads of top then copying_ in
   // make_room (point 5 above).
   thief_.copying.fetch_add(1, std::memory_order_seq_cst);
@@ -168,7 +167,6 @@ std::uint32_t SplitDeque::steal(const StealPolicy& policy, Receive&& receive, st
   for (;;) {
     const std::uint32_t k = policy.claim_size(shared_of(w));
     if (k == 0) break;
-    ++cas_tries;
     const std::uint32_t top = top_of(w);
     // seq_cst on success: acquire for the node contents (point 2) and a place
     // in the single total order for point 5. On failure w is reloaded

@@ -8,15 +8,6 @@
 
 namespace uts {
 
-const char* to_string(RunStatus s) {
-  switch (s) {
-    case RunStatus::complete: return "complete";
-    case RunStatus::max_nodes: return "max-nodes";
-    case RunStatus::interrupted: return "interrupted";
-  }
-  return "?";
-}
-
 RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
   constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
   RunResult out;

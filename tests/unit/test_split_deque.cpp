@@ -16,8 +16,7 @@ namespace {
 Node node_with_serial(std::uint32_t serial) { return Node{{serial, 0, 0, 0, serial * 2654435761u}, 1, 1}; }
 
 std::uint64_t steal_into(SplitDeque& d, const StealPolicy& p, std::vector<std::uint32_t>& out) {
-  std::uint64_t cas = 0;
-  return d.steal(p, [&](const Node& n) { out.push_back(n.id[0]); }, cas);
+  return d.steal(p, [&](const Node& n) { out.push_back(n.id[0]); });
 }
 
 // Every serial must be taken exactly once: duplicates and losses both count.
@@ -75,10 +74,10 @@ StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, in
       started.fetch_add(1);
       std::mt19937 rng(seed * 7919u + static_cast<unsigned>(t));
       const StealPolicy policies[] = {{StealAmount::half, 0}, {StealAmount::one, 0}, {StealAmount::chunk, 3}};
-      std::uint64_t mine = 0, cas = 0;
+      std::uint64_t mine = 0;
       while (!done.load(std::memory_order_acquire)) {
         const StealPolicy& p = policies[rng() % 3];
-        const std::uint32_t got = deque->steal(p, [&](const Node& n) { ledger.take(n); }, cas);
+        const std::uint32_t got = deque->steal(p, [&](const Node& n) { ledger.take(n); });
         mine += got;
         if (got == 0) {
           deque->request_share();
