@@ -136,7 +136,7 @@ std::string render_text(const RunReport& r, int verbose) {
     }
     s << "Steal success rate = " << fixed(100 * a.steal_success_rate, 2)
       << "%, nodes per steal = " << fixed(a.nodes_per_steal, 2)
-      << ", deques examined per attempt = " << fixed(a.deques_per_steal, 2)
+      << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
       << ", node share variance = " << a.share_variance
       << " (relative " << a.share_relative_variance << ")\n";
   }
@@ -187,8 +187,8 @@ std::string render_json(const RunReport& r) {
     << ",\"shares\":" << a.shares << ",\"reclaims\":" << a.reclaims
     << ",\"steal_success_rate\":" << num(a.steal_success_rate)
     << ",\"nodes_per_steal\":" << num(a.nodes_per_steal)
-    << ",\"deques_examined_per_attempt\":" << num(a.deques_per_steal)
-    << ",\"deques_examined_per_steal\":" << num(a.steals ? double(a.deques_examined) / double(a.steals) : 0.0)
+    << ",\"deques_examined_per_attempt\":" << num(a.deques_per_attempt)
+    << ",\"deques_examined_per_steal\":" << num(a.deques_per_steal)
     << ",\"node_share_mean\":" << num(a.share_mean) << ",\"node_share_variance\":" << num(a.share_variance)
     << ",\"node_share_relative_variance\":" << num(a.share_relative_variance)
     << ",\"idle_seconds\":" << num(a.idle_seconds) << "}";
@@ -227,7 +227,7 @@ std::string render_csv_row(const RunReport& r) {
     << hex64(c.checksum) << "," << res.truncations << "," << num(res.seconds) << ","
     << num(nodes_per_sec(res)) << "," << a.steal_attempts << "," << a.steals << "," << a.nodes_stolen
     << "," << a.deques_examined << "," << a.shares << "," << a.reclaims << ","
-    << num(a.steal_success_rate) << "," << num(a.nodes_per_steal) << "," << num(a.deques_per_steal)
+    << num(a.steal_success_rate) << "," << num(a.nodes_per_steal) << "," << num(a.deques_per_attempt)
     << "," << num(a.share_variance) << "," << num(a.share_relative_variance) << ","
     << num(a.idle_seconds) << "," << (r.verified ? (*r.verified ? "true" : "false") : "") << ","
     << r.machine.openmp_runtime << "," << csv_field(r.machine.hostname) << "\n";

@@ -17,7 +17,8 @@ Aggregates aggregate(const RunResult& r) {
   }
   if (a.steal_attempts) a.steal_success_rate = double(a.steals) / double(a.steal_attempts);
   if (a.steals) a.nodes_per_steal = double(a.nodes_stolen) / double(a.steals);
-  if (a.steal_attempts) a.deques_per_steal = double(a.deques_examined) / double(a.steal_attempts);
+  if (a.steal_attempts) a.deques_per_attempt = double(a.deques_examined) / double(a.steal_attempts);
+  if (a.steals) a.deques_per_steal = double(a.deques_examined) / double(a.steals);
   const auto p = r.threads.size();
   if (p && total_nodes) {
     a.share_mean = 1.0 / double(p);

@@ -52,7 +52,8 @@ struct Aggregates {
   std::uint64_t shares = 0, reclaims = 0;
   double steal_success_rate = 0;       // steals / attempts
   double nodes_per_steal = 0;          // nodes_stolen / steals
-  double deques_per_steal = 0;         // deques_examined / attempts (0 if none)
+  double deques_per_attempt = 0;       // deques_examined / steal_attempts (0 if none)
+  double deques_per_steal = 0;         // deques_examined / steals (0 if none)
   double share_mean = 0;               // mean fraction of the nodes per thread
   double share_variance = 0;           // population variance of that fraction
   double share_relative_variance = 0;  // variance / mean
