@@ -1,5 +1,6 @@
 // Idle back-off: spin briefly (cheap when work reappears soon), then yield the
-// core so that runs with more threads than cores still finish promptly.
+// core a few times (runs with more threads than cores), then sleep (a serial
+// stretch of the tree must not pay for idle threads competing for a core).
 #pragma once
 
 #include <thread>
@@ -12,16 +13,23 @@ namespace uts {
 
 class Backoff {
  public:
+  enum class Step { spun, yielded, sleep };
+
   void reset() { failures_ = 0; }
 
-  void pause() {
-    if (failures_ < kSpinRounds) {
-      const unsigned spins = 1u << (failures_ < 6 ? failures_ : 6);
+  // One failed search step: spin or yield here, or tell the caller to sleep.
+  Step next() {
+    const unsigned f = failures_++;
+    if (f < kSpinRounds) {
+      const unsigned spins = 1u << (f < 6 ? f : 6);
       for (unsigned i = 0; i < spins; ++i) cpu_relax();
-      ++failures_;
-    } else {
-      std::this_thread::yield();
+      return Step::spun;
     }
+    if (f < kSpinRounds + kYieldRounds) {
+      std::this_thread::yield();
+      return Step::yielded;
+    }
+    return Step::sleep;  // the caller sleeps, then reset()s: a woken thread probes eagerly
   }
 
  private:
@@ -31,6 +39,7 @@ class Backoff {
 #endif
   }
   static constexpr unsigned kSpinRounds = 16;
+  static constexpr unsigned kYieldRounds = 16;
   unsigned failures_ = 0;
 };
 

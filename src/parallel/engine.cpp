@@ -4,10 +4,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
 #include <stdexcept>
 #include <string>
 
 #include "parallel/backoff.hpp"
+#include "parallel/sleep.hpp"
 #include "parallel/split_deque.hpp"
 #include "parallel/termination.hpp"
 #include "parallel/victim.hpp"
@@ -18,10 +22,14 @@ namespace uts {
 
 namespace {
 
-constexpr unsigned kPollMask = 255;  // stop checks and progress every 256 expansions
+constexpr unsigned kPollMask = 255;        // stop checks, progress and wake-ups every 256 expansions
+constexpr unsigned kMaxNodesMask = 4095;   // --max-nodes sums all threads' counts every 4096
+constexpr unsigned kWakeSpacing = 4;       // polls between two wake-ups sent by one owner
+constexpr std::chrono::microseconds kSleepTimeout{20000};  // a safety net; wake-ups are explicit
 
 // Per-thread state, allocated and first written by its owner.
 struct Worker {
+  explicit Worker(std::span<ThiefRecord> records) : deque(records) {}
   SplitDeque deque;
   // Thieves read it to decide whether asking for a share makes sense.
   struct alignas(kCacheLine) {
@@ -53,25 +61,42 @@ class StopFlag {
   } reason_;
 };
 
+// What every thread of one run shares.
+struct Shared {
+  Shared(int threads, const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress)
+      : tree(tree),
+        settings(settings),
+        stop(stop),
+        progress(progress),
+        workers(static_cast<std::size_t>(threads), nullptr),
+        records(static_cast<std::size_t>(threads)),
+        termination(threads),
+        manber(threads) {}
+  const Tree& tree;
+  const EngineSettings& settings;
+  const StopRule& stop;
+  ProgressBoard& progress;
+  std::vector<Worker*> workers;
+  std::vector<ThiefRecord> records;  // one per thread: hazard pointer and attempt counter
+  Termination termination;
+  ManberTree manber;
+  StopFlag stop_flag;
+  SleepBoard sleep;
+};
+
 class ThreadRun {
  public:
-  ThreadRun(int id, int threads, const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-            std::vector<Worker*>& workers, Termination& termination, ManberTree& manber, StopFlag& stop_flag,
-            ProgressBoard& progress)
+  ThreadRun(int id, int threads, Shared& shared)
       : id_(id),
-        tree_(tree),
-        settings_(settings),
-        stop_(stop),
-        workers_(workers),
-        self_(*workers[static_cast<std::size_t>(id)]),
-        termination_(termination),
-        stop_flag_(stop_flag),
-        progress_(progress),
-        victims_(settings.victim, id, threads, &manber, static_cast<std::uint64_t>(id) + 1) {}
+        threads_(threads),
+        sh_(shared),
+        self_(*shared.workers[static_cast<std::size_t>(id)]),
+        me_(shared.records[static_cast<std::size_t>(id)]),
+        victims_(shared.settings.victim, id, threads, &shared.manber, static_cast<std::uint64_t>(id) + 1) {}
 
-  void seed_work(int threads) {
-    const Node root = tree_.root();
-    if (settings_.init == InitSpread::root || threads == 1) {
+  void seed_work() {
+    const Node root = sh_.tree.root();
+    if (sh_.settings.init == InitSpread::root || threads_ == 1) {
       if (id_ == 0 && visit(root, self_.counts)) self_.deque.push(root);
       return;
     }
@@ -79,20 +104,26 @@ class ThreadRun {
     // at most one (the first k mod P threads get one more).
     if (id_ == 0) visit(root, self_.counts);
     const std::uint32_t k = root.children;
-    const auto p = static_cast<std::uint32_t>(threads);
+    const auto p = static_cast<std::uint32_t>(threads_);
     const auto t = static_cast<std::uint32_t>(id_);
     const std::uint32_t base = k / p, extra = k % p;
     const std::uint32_t first = t * base + (t < extra ? t : extra);
     const std::uint32_t count = base + (t < extra ? 1 : 0);
-    expand_range(tree_, root, first, first + count, self_.counts,
+    expand_range(sh_.tree, root, first, first + count, self_.counts,
                  [&](const Node& child) { self_.deque.push(child); });
   }
 
   void run() {
     for (;;) {
       work();
-      if (!find_work()) return;
+      if (!find_work()) break;
     }
+    const SplitDeque& d = self_.deque;
+    self_.stats.nodes = self_.counts.nodes;
+    self_.stats.shares = d.shares();
+    self_.stats.nodes_shared = d.nodes_shared();
+    self_.stats.reclaims = d.reclaims();
+    self_.stats.nodes_reclaimed = d.nodes_reclaimed();
   }
 
  private:
@@ -100,94 +131,139 @@ class ThreadRun {
     Node node;
     SplitDeque& deque = self_.deque;
     while (deque.pop(node)) {
-      expand(tree_, node, self_.counts, [&](const Node& child) { deque.push(child); });
+      expand(sh_.tree, node, self_.counts, [&](const Node& child) { deque.push(child); });
       if (deque.share_requested()) deque.share();
-      if ((++polls_ & kPollMask) == 0 && poll_stop()) return;
+      if ((++polls_ & kPollMask) == 0 && poll()) return;
     }
   }
 
-  // Publishes progress; true when the run must stop now.
-  bool poll_stop() {
-    progress_.publish(id_, self_.counts.nodes);
-    if (interrupt::requested()) stop_flag_.raise(RunStatus::interrupted);
-    if (stop_.max_nodes != 0 && progress_.total() >= stop_.max_nodes) stop_flag_.raise(RunStatus::max_nodes);
-    return stop_flag_.raised();
+  // Every 256 expansions: progress, wake-ups, stop conditions. true: stop now.
+  bool poll() {
+    sh_.progress.publish(id_, self_.counts.nodes);
+    if (sh_.sleep.sleepers() > 0) offer_work();
+    if (interrupt::requested()) stop(RunStatus::interrupted);
+    if (sh_.stop.max_nodes != 0 && (polls_ & kMaxNodesMask) == 0 && sh_.progress.total() >= sh_.stop.max_nodes)
+      stop(RunStatus::max_nodes);
+    return sh_.stop_flag.raised();
+  }
+
+  void stop(RunStatus why) {
+    sh_.stop_flag.raise(why);
+    sh_.sleep.wake_all();
+  }
+
+  // Some thread sleeps: share if we can, and wake one sleeper when shared
+  // nodes have sat unclaimed since an earlier poll.
+  void offer_work() {
+    SplitDeque& deque = self_.deque;
+    if (deque.shared_size() > 0) {
+      if (polls_ - last_wake_poll_ >= kWakeSpacing * (kPollMask + 1)) {
+        last_wake_poll_ = polls_;
+        sh_.sleep.wake_one(id_);
+      }
+    } else if (deque.private_size() >= 2) {
+      deque.share();
+    }
   }
 
   // Idle until a steal succeeds (true) or the run is over (false).
   bool find_work() {
-    progress_.publish(id_, self_.counts.nodes);
-    if (stop_flag_.raised()) return false;
+    sh_.progress.publish(id_, self_.counts.nodes);
+    if (sh_.stop_flag.raised()) return false;
+    if (!sh_.settings.stealing) return false;  // -s 0: each thread ends with its own work
     // relaxed: a hint for thieves deciding whether to request a share.
     self_.has_work.value.store(false, std::memory_order_relaxed);
-    termination_.idle();
+    sh_.termination.idle(id_);
     const auto idle_start = std::chrono::steady_clock::now();
     victims_.begin_search();
     Backoff backoff;
     bool found = false;
+    int hinted = -1;
     std::uint32_t idle_polls = 0;
-    while (!termination_.finished()) {
-      if ((++idle_polls & 63) == 0 && (interrupt::requested() || stop_flag_.raised())) {
-        if (interrupt::requested()) stop_flag_.raise(RunStatus::interrupted);
+    for (;;) {
+      if (sh_.termination.done()) break;
+      if ((++idle_polls & 63) == 0 && (interrupt::requested() || sh_.stop_flag.raised())) {
+        if (interrupt::requested()) stop(RunStatus::interrupted);
         break;
       }
-      const int v = victims_.next();
-      if (v < 0) {
-        backoff.pause();
-        continue;
-      }
-      ++self_.stats.deques_examined;
-      Worker& victim = *workers_[static_cast<std::size_t>(v)];
-      if (settings_.steal.claim_size(victim.deque.shared_size()) > 0) {
-        termination_.busy();  // before the claim can succeed
-        ++self_.stats.steal_attempts;
-        const std::uint32_t got =
-            victim.deque.steal(settings_.steal, [&](const Node& n) { self_.deque.push(n); });
-        if (got > 0) {
-          ++self_.stats.steals;
-          self_.stats.nodes_stolen += got;
-          victims_.found_work(v);
+      if (hinted >= 0 && hinted != id_) {
+        // The owner that woke us has unclaimed shared nodes: try it first,
+        // outside the victim policy's order (which it must not advance).
+        const int v = hinted;
+        hinted = -1;
+        if (try_victim(v)) {
           found = true;
           break;
         }
-        termination_.idle();
-      } else if (victim.has_work.value.load(std::memory_order_relaxed)) {  // relaxed: a hint
-        victim.deque.request_share();
+        continue;
+      }
+      const int v = victims_.next();
+      if (v < 0) {  // a single thread: nobody to steal from
+        if (sh_.termination.detect(scan_)) break;
+        continue;
+      }
+      if (try_victim(v)) {
+        victims_.found_work(v);
+        found = true;
+        break;
       }
       victims_.missed();
-      backoff.pause();
+      if (backoff.next() == Backoff::Step::sleep) {
+        if (sh_.termination.detect(scan_)) {
+          sh_.sleep.wake_all();
+          break;
+        }
+        ++self_.stats.sleeps;
+        hinted = sh_.sleep.sleep(kSleepTimeout, [&] { return sh_.termination.done() || sh_.stop_flag.raised(); });
+        backoff.reset();
+      }
     }
     self_.stats.idle_seconds += seconds_since(idle_start);
     if (found) self_.has_work.value.store(true, std::memory_order_relaxed);  // relaxed: a hint
     return found;
   }
 
+  // One probe of victim v; true when nodes were stolen into our deque.
+  bool try_victim(int v) {
+    ++self_.stats.deques_examined;
+    Worker& victim = *sh_.workers[static_cast<std::size_t>(v)];
+    if (sh_.settings.steal.claim_size(victim.deque.shared_size()) > 0) {
+      sh_.termination.busy(id_);  // before the claim can succeed
+      ++self_.stats.steal_attempts;
+      const std::uint32_t got = victim.deque.steal(sh_.settings.steal, self_.deque, me_);
+      if (got > 0) {
+        ++self_.stats.steals;
+        self_.stats.nodes_stolen += got;
+        return true;
+      }
+      sh_.termination.idle(id_);
+    } else if (victim.has_work.value.load(std::memory_order_relaxed)) {  // relaxed: a hint
+      victim.deque.request_share();
+    }
+    return false;
+  }
+
   int id_;
-  const Tree& tree_;
-  const EngineSettings& settings_;
-  const StopRule& stop_;
-  std::vector<Worker*>& workers_;
+  int threads_;
+  Shared& sh_;
   Worker& self_;
-  Termination& termination_;
-  StopFlag& stop_flag_;
-  ProgressBoard& progress_;
+  ThiefRecord& me_;
   VictimSelector victims_;
   unsigned polls_ = 0;
+  unsigned last_wake_poll_ = 0;
+  std::vector<std::uint64_t> scan_;  // termination detection scratch
 };
 
 }  // namespace
 
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                             ProgressBoard& progress) {
+                       ProgressBoard& progress) {
   const int threads = settings.threads;
   // Checked up front: libomp would print its own warning and shrink the team.
   if (threads > omp_get_thread_limit())
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
                              std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
-  std::vector<Worker*> workers(static_cast<std::size_t>(threads), nullptr);
-  Termination termination(threads);
-  ManberTree manber(threads);
-  StopFlag stop_flag;
+  Shared shared(threads, tree, settings, stop, progress);
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   std::chrono::steady_clock::time_point start;
@@ -200,17 +276,24 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
 #pragma omp single
     granted = omp_get_num_threads();
     // Each worker is allocated and first touched by its own thread.
-    auto* me = new Worker;
-    workers[static_cast<std::size_t>(id)] = me;
+    auto* me = new Worker(shared.records);
+    shared.workers[static_cast<std::size_t>(id)] = me;
 #pragma omp barrier
     if (granted == threads) {
 #pragma omp single
       start = std::chrono::steady_clock::now();
-      ThreadRun run(id, threads, tree, settings, stop, workers, termination, manber, stop_flag, progress);
-      run.seed_work(threads);
+      ThreadRun run(id, threads, shared);
+      try {
+        run.seed_work();
 #pragma omp barrier
-      run.run();
-      me->stats.nodes = me->counts.nodes;
+        run.run();
+      } catch (const std::exception& e) {
+        // Out of memory or a deque past 2^30 slots: no partial result could
+        // be trusted, and the other threads cannot be unwound out of the
+        // region, so say why and leave at once.
+        std::fprintf(stderr, "uts: %s\n", e.what());
+        std::_Exit(3);
+      }
     }
 #pragma omp barrier
 #pragma omp single
@@ -224,7 +307,7 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
-  out.status = stop_flag.reason();
+  out.status = shared.stop_flag.reason();
   return out;
 }
 

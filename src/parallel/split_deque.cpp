@@ -2,111 +2,166 @@
 
 #include <bit>
 #include <new>
+#include <stdexcept>
+#include <thread>
 
 namespace uts {
-
-namespace {
-constexpr int kCopyWaitSpins = 256;
-}
 
 SplitDeque::Ring* SplitDeque::new_ring(std::uint32_t capacity) {
   auto* ring = new Ring;
   ring->mask = capacity - 1;
-  ring->slots = static_cast<Node*>(::operator new(sizeof(Node) * capacity, std::align_val_t{kCacheLine}));
+  ring->slots = static_cast<Slot*>(::operator new(sizeof(Slot) * capacity, std::align_val_t{kCacheLine}));
   // Touch every page now, on the calling (owning) thread.
-  for (std::uint32_t i = 0; i < capacity; ++i) new (&ring->slots[i]) Node{};
+  for (std::uint32_t i = 0; i < capacity; ++i) new (&ring->slots[i]) Slot{};
   return ring;
 }
 
-SplitDeque::SplitDeque(std::uint32_t initial_capacity) {
-  const std::uint32_t capacity = std::bit_ceil(initial_capacity < 2 ? 2u : initial_capacity);
+void SplitDeque::free_ring(Ring* ring) {
+  ::operator delete(ring->slots, std::align_val_t{kCacheLine});
+  delete ring;
+}
+
+SplitDeque::SplitDeque(std::span<ThiefRecord> thieves, Options options)
+    : checkpoint_interval_(options.checkpoint_interval < 1 ? 1 : options.checkpoint_interval),
+      thieves_(thieves) {
+  std::uint32_t capacity = std::bit_ceil(options.initial_capacity < 2 ? 2u : options.initial_capacity);
+  if (capacity > kMaxCapacity) capacity = kMaxCapacity;
   ring_ = new_ring(capacity);
-  safe_end_ = capacity;  // nothing has been claimed yet, so no slot can alias
+  bottom_ = split_ = options.start_position;
+  safe_end_ = bottom_ + capacity;
+  next_checkpoint_ = split_ + checkpoint_interval_;
+  // relaxed: the deque is handed to other threads through a barrier or a
+  // release store, which publishes these initial values.
+  thief_.word.store(pack(bottom_, split_), std::memory_order_relaxed);
   // release: thieves that load the ring pointer see an initialised ring.
   thief_.ring.store(ring_, std::memory_order_release);
 }
 
 SplitDeque::~SplitDeque() {
-  retired_.push_back(ring_);
-  for (Ring* r : retired_) {
-    ::operator delete(r->slots, std::align_val_t{kCacheLine});
-    delete r;
-  }
+  // Destroyed after every thread has left the run: no thief can read a ring.
+  for (Ring* r : retired_) free_ring(r);
+  free_ring(ring_);
 }
 
-void SplitDeque::make_room() {
-  // seq_cst load of top, then seq_cst load of copying_: point 5 of the header.
-  const std::uint32_t top = top_of(thief_.word.load(std::memory_order_seq_cst));
-  const std::uint32_t live = bottom_ - top;
+std::size_t SplitDeque::ring_bytes() const {
+  std::size_t bytes = std::size_t{capacity()} * sizeof(Slot);
+  for (const Ring* r : retired_) bytes += (std::size_t{r->mask} + 1) * sizeof(Slot);
+  return bytes;
+}
+
+void SplitDeque::make_room(std::uint32_t needed) {
+  // acquire: pairs with the release CAS of every claim, so the copies thieves
+  // made of slots below this top happen-before we overwrite them (point 3).
+  const std::uint32_t top = top_of(thief_.word.load(std::memory_order_acquire));
   const std::uint32_t capacity = ring_->mask + 1;
-  if (live < capacity / 2) {
-    // A copy takes a few dozen nanoseconds: wait briefly for in-flight ones
-    // rather than grow; a thief preempted mid-copy makes us grow instead.
-    for (int spin = 0; spin < kCopyWaitSpins; ++spin) {
-      if (thief_.copying.load(std::memory_order_seq_cst) == 0) {
-        window_start_ = top;
-        safe_end_ = top + capacity;
-        return;
-      }
-    }
+  const std::uint64_t live = bottom_ - top;
+  if (live + needed <= capacity) {
+    // Reuse the ring: positions below top were claimed and copied.
+    safe_end_ = top + capacity;
+    return;
   }
-  // Grow. Copy the whole window [window_start, bottom), not just [top,
-  // bottom): a thief may have claimed positions below top and not yet read
-  // them, and if it then loads the new ring it must find them there. Such
-  // positions are >= window_start, because the window was last extended when
-  // no copy was in flight (point 6; found by the spin model).
-  std::uint32_t new_capacity = capacity * 2;
-  // bottom - window_start <= capacity < new_capacity, so the window fits.
-  while (live >= new_capacity / 2) new_capacity *= 2;
-  Ring* grown = new_ring(new_capacity);
-  for (std::uint32_t p = window_start_; p != bottom_; ++p)
-    grown->slots[p & grown->mask] = ring_->slots[p & ring_->mask];
+  grow(top, needed);
+}
+
+void SplitDeque::grow(std::uint32_t top, std::uint32_t needed) {
+  const std::uint64_t live = bottom_ - top;
+  std::uint64_t new_capacity = std::uint64_t{ring_->mask + 1} * 2;
+  while (new_capacity < live + needed) new_capacity *= 2;
+  if (new_capacity > kMaxCapacity)
+    throw std::length_error("a deque would need more than 2^30 slots (" + std::to_string(live) + " live nodes)");
+  Ring* grown = new_ring(static_cast<std::uint32_t>(new_capacity));
+  // [top, bottom): everything live, shared and private. A thief that loads
+  // the new ring finds every position it can still claim (point 4).
+  for (std::uint32_t p = top; p != bottom_; ++p) store_slot(grown, p, load_slot(ring_, p));
   retired_.push_back(ring_);
   ring_ = grown;
-  // release: a thief that reads this pointer also sees the copied nodes.
-  thief_.ring.store(grown, std::memory_order_release);
-  // In-flight copies read positions >= window_start, so the new ring's
-  // window starts there too.
-  safe_end_ = window_start_ + new_capacity;
+  // seq_cst: release for the copied contents, and publish-then-scan for the
+  // hazard pointers (point 4).
+  thief_.ring.store(grown, std::memory_order_seq_cst);
+  safe_end_ = top + static_cast<std::uint32_t>(new_capacity);
+  free_unreferenced_rings();
+}
+
+void SplitDeque::free_unreferenced_rings() {
+  std::size_t kept = 0;
+  for (Ring* r : retired_) {
+    bool referenced = false;
+    for (const ThiefRecord& t : thieves_) {
+      // seq_cst: the scan half of publish-then-scan (point 4).
+      if (t.hazard.load(std::memory_order_seq_cst) == r) {
+        referenced = true;
+        break;
+      }
+    }
+    if (referenced) retired_[kept++] = r;
+    else free_ring(r);
+  }
+  retired_.resize(kept);
+}
+
+void SplitDeque::pass_checkpoint() {
+  // Point 6: wait until every steal attempt in progress now has ended.
+  bool waited = false;
+  for (ThiefRecord& t : thieves_) {
+    // seq_cst: an attempt that began before this load is seen as odd; one
+    // that begins after it loads a word with the current split.
+    const std::uint64_t a = t.attempt.load(std::memory_order_seq_cst);
+    if ((a & 1) == 0) continue;
+    // acquire: the attempt's end; nothing is read after it but the counter.
+    while (t.attempt.load(std::memory_order_acquire) == a) {
+      waited = true;
+      std::this_thread::yield();
+    }
+  }
+  if (waited) ++checkpoint_waits_;
+  next_checkpoint_ += checkpoint_interval_;
 }
 
 void SplitDeque::share() {
   const std::uint32_t priv = bottom_ - split_;
   if (priv < 2) return;  // keep the request pending until there is a half to give
-  const std::uint32_t new_split = split_ + priv / 2;
+  const std::uint32_t give = priv / 2;
+  const std::uint32_t new_split = split_ + give;
+  // Wrap-safe "new_split passes next_checkpoint_": split is never more than
+  // one interval before the checkpoint.
+  while (new_split - (next_checkpoint_ - checkpoint_interval_) >= checkpoint_interval_) pass_checkpoint();
   // relaxed initial read: the CAS below validates it.
   std::uint64_t w = thief_.word.load(std::memory_order_relaxed);
-  // release: publishes the node contents of [split, new_split) to claimers.
-  while (!thief_.word.compare_exchange_weak(w, pack(top_of(w), new_split), std::memory_order_release,
+  // seq_cst: release publishes the contents of [split, new_split) (point 3);
+  // the total order places the new split before later checkpoint scans (point 6).
+  while (!thief_.word.compare_exchange_weak(w, pack(top_of(w), new_split), std::memory_order_seq_cst,
                                             std::memory_order_relaxed)) {
   }
   split_ = new_split;
   ++shares_;
+  nodes_shared_ += give;
   // relaxed: the flag carries no data; a thief re-raises it if still hungry.
   request_.flag.store(false, std::memory_order_relaxed);
 }
 
 bool SplitDeque::reclaim_and_pop(Node& out) {
-  // acquire: pairs with nothing the owner needs (thieves never write slots),
-  // but keeps the reasoning uniform; the CAS below is what settles races.
+  // acquire: the shared nodes were written by this thread, but a claim's
+  // release must precede our reuse of slots below the new top (point 3).
   std::uint64_t w = thief_.word.load(std::memory_order_acquire);
   for (;;) {
     const std::uint32_t shared = shared_of(w);
-    if (shared == 0) {
-      // Everything shared was claimed: the deque is empty, with certainty,
-      // because split_ == bottom_ and top == split in the word just read.
-      return false;
-    }
-    const std::uint32_t take = shared - shared / 2;  // the deeper ceil(n/2) come back
-    const std::uint32_t new_split = split_ - take;
-    // seq_cst: publish the lower split, full fence, and re-read top, in one
-    // locked instruction (the settlement of point 3).
-    if (thief_.word.compare_exchange_strong(w, pack(top_of(w), new_split), std::memory_order_seq_cst,
+    if (shared == 0) return false;  // point 5: empty for certain
+    const std::uint32_t top = top_of(w);
+    // acq_rel: the same claim a thief makes (point 5); acquire as above.
+    // On failure (acquire) w is fresh and we retry.
+    if (thief_.word.compare_exchange_strong(w, pack(split_, split_), std::memory_order_acq_rel,
                                             std::memory_order_acquire)) {
-      split_ = new_split;
+      // We own positions [top, split) now. Read them before pushing: room
+      // for the copies may reuse or replace their ring.
+      scratch_.resize(shared);
+      for (std::uint32_t i = 0; i < shared; ++i) scratch_[i] = load_slot(ring_, top + i);
+      ensure_room(shared);
+      for (std::uint32_t i = 0; i < shared; ++i) store_slot(ring_, bottom_ + i, scratch_[i]);
+      bottom_ += shared;
       ++reclaims_;
+      nodes_reclaimed_ += shared;
       --bottom_;
-      out = ring_->slots[bottom_ & ring_->mask];
+      out = load_slot(ring_, bottom_);
       return true;
     }
   }

@@ -1,52 +1,75 @@
 // A Lace-style split deque of nodes, owned by one thread and robbed by others.
 //
-// Positions are 32-bit counters that only the owner's pushes/pops and the
-// thieves' claims move; slot = position & mask in a power-of-two ring.
+// Positions are 32-bit counters; slot = position & mask in a power-of-two ring.
 //
 //      shallow end                                        deep end
 //      top ............. split ................ bottom
 //      [ shared: thieves claim here ][ private: owner only ]
 //
-// `word_` packs top (high 32 bits) and split (low 32 bits), so a thief's claim
-// (one CAS that advances top) fails if the owner moved the split meanwhile.
+// `word` packs top (high 32 bits) and split (low 32 bits); every change to it
+// is a CAS, so a claim fails if the owner moved the split meanwhile.
 //
-// Why it is safe (each point is exercised by tests/unit/test_split_deque.cpp
-// and model-checked in tests/model/split_deque.pml):
+// The design rests on one rule: **top and split only ever increase.**
+//  - A thief claims from the shallow end: top += k.
+//  - The owner shares by moving split toward the deep end: split += priv/2.
+//  - The owner reclaims (its private part is dry, nodes are still shared) the
+//    way a thief would: one CAS takes every shared node (top := split), and it
+//    pushes copies of them back onto its private part, deepest on top, so its
+//    depth-first order is kept. Split never moves back toward the shallow end.
+// Hence the word never takes a value twice (see point 6 for wrap-around), and
+// a thief can copy first and claim after:
 //
-// 1. The owner's private part [split, bottom) is touched with plain loads and
-//    stores only. Thieves never read it: a claim takes k <= split - top nodes
-//    from top, validated by the CAS against the current (top, split).
-// 2. Sharing writes the nodes first, then moves split up with a release CAS;
-//    a thief's acquire CAS (and its later acquire load of the ring pointer)
-//    therefore sees the node contents it claims.
-// 3. Reclaiming moves split down with one CAS: the locked instruction publishes
-//    the new split, is a full fence, and re-reads top atomically, which is the
-//    fence-and-re-read settlement in one step. If thieves claimed meanwhile the
-//    CAS fails and the owner retries with the fresh top; when top == split
-//    everything was stolen and the owner knows it for certain.
-// 4. Claim-then-copy makes ABA on the word harmless: a stale CAS can only
-//    succeed when the word equals (top, split) *now*, and then it claims
-//    [top, top+k) of the current shared part, whose contents are current.
-// 5. A claimed slot must not be overwritten while its thief still copies it.
-//    The owner writes only positions >= split >= top, so only a ring
-//    wrap-around could alias a claimed slot. Thieves bracket claim-and-copy
-//    with increments of `copying_`; the owner extends its safe write window
-//    (`safe_end_`) to top + capacity only after reading top and then seeing
-//    copying_ == 0 (seq_cst on both sides, a Dekker pairing). Any copy still
-//    running would have its increment ordered before that read; any later one
-//    claims positions >= that top. Otherwise the owner grows the ring instead.
-// 6. Growth copies the whole write window [window_start, bottom) into a
-//    larger ring and publishes it with a release store. A thief that claimed
-//    before the growth may load either ring: the old one is retired, never
-//    freed while the deque lives, and never written again; the new one holds
-//    every position the thief can have claimed, because claimed-but-unread
-//    positions are >= window_start (the window is only extended while no copy
-//    is in flight). Copying just [top, bottom) would lose them: the spin
-//    model in tests/model found exactly that interleaving.
+// Why it is safe (tests/unit/test_split_deque.cpp exercises each point;
+// tests/model/split_deque.pml checks the protocol exhaustively, with mutants):
+//
+// 1. The owner's private part [split, bottom) is touched only by the owner.
+//    Thieves may *read* any slot speculatively, but keep what they read only
+//    if their CAS succeeds. Slot words are accessed through relaxed atomics,
+//    so a speculative read racing an owner write is a stale value, not UB.
+// 2. Steal = copy, then claim. A thief loads word w = (t, s), checks that the
+//    ring it announced (point 4) is still the current one, copies slots
+//    [t, t+k) into its own deque above its bottom (not yet visible to anyone),
+//    then CASes w -> (t+k, s). Success means the word still equals w, and since
+//    top and split never go back, it has not changed at all since the load
+//    (no ABA). So during the copy [t, t+k) was shared and unclaimed: the owner
+//    does not write shared positions (it writes only >= bottom >= split) and
+//    does not wrap over them (it reuses a slot only below a top it has read,
+//    and top was t <= every copied position). The values copied are the nodes.
+// 3. Visibility. Share publishes nodes with a release CAS; the thief's load of
+//    w synchronises with it (all later changes to the word are RMWs, so the
+//    release sequence holds). Growth publishes a ring with a release store
+//    after copying into it. A claim's CAS is a release, and the owner reads
+//    top with acquire before reusing slots below it: a thief's copy
+//    happens-before the owner overwrites what it copied.
+// 4. Rings. Growth (only when live nodes fill the ring: memory stays O(peak
+//    live nodes), whatever thieves do) copies [top, bottom) into a ring twice
+//    the size and retires the old one, which is never written again. Thieves
+//    announce the ring they read in a hazard pointer and re-check the ring
+//    pointer after loading w; the owner frees a retired ring only when no
+//    hazard names it (seq_cst publish-then-scan against seq_cst
+//    announce-then-reload: one of the two sees the other). A thief that
+//    copied from a ring current after its load of w finds there every
+//    position of [t, s): those were pushed before the load, into that ring or
+//    into an older one whose live range [top, bottom) growth carried over,
+//    and top <= t at growth time because the ring was published before the
+//    thief's reload and the claim succeeds only if top is still t.
+// 5. Reclaim is a CAS on the same word, so owner and thieves never both get a
+//    node; when the word shows top == split, nothing is shared and, because
+//    only the owner raises split, nothing can become shared: the deque is
+//    empty for certain.
+// 6. Wrap-around. The word could repeat only if top advanced by 2^32 during
+//    one steal attempt. Thieves mark each attempt in their ThiefRecord; every
+//    time split passes a checkpoint (each 2^30 positions, `checkpoint_interval`
+//    in tests) the owner waits for the attempts in progress to end. During an
+//    attempt split therefore rises at most two intervals and top, which
+//    starts at most one ring capacity (<= 2^30) below split, rises less than
+//    2^32. The wait costs nothing unless a thief is preempted mid-attempt at
+//    that moment, once per 2^30 shared positions.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "parallel/policy.hpp"
@@ -56,11 +79,26 @@ namespace uts {
 
 inline constexpr std::size_t kCacheLine = 64;
 
+// What one thread announces while it steals (it writes; deque owners read).
+struct alignas(kCacheLine) ThiefRecord {
+  std::atomic<const void*> hazard{nullptr};  // the ring being read, or null
+  std::atomic<std::uint64_t> attempt{0};     // odd while inside a steal attempt
+};
+
 class SplitDeque {
  public:
+  struct Options {
+    std::uint32_t initial_capacity = 1u << 10;
+    std::uint32_t start_position = 0;                // tests: start just below the 2^32 wrap
+    std::uint32_t checkpoint_interval = 1u << 30;    // point 6; tests make it small
+  };
+  static constexpr std::uint32_t kMaxCapacity = 1u << 30;
+
   // Construct on the owning thread: the ring is first written here, so
-  // first-touch places it on the owner's NUMA node.
-  explicit SplitDeque(std::uint32_t initial_capacity = 1u << 10);
+  // first-touch places it on the owner's NUMA node. `thieves` holds every
+  // thread's record (the owner's own included); it must outlive the deque.
+  explicit SplitDeque(std::span<ThiefRecord> thieves, Options options);
+  explicit SplitDeque(std::span<ThiefRecord> thieves) : SplitDeque(thieves, Options{}) {}
   ~SplitDeque();
   SplitDeque(const SplitDeque&) = delete;
   SplitDeque& operator=(const SplitDeque&) = delete;
@@ -68,33 +106,39 @@ class SplitDeque {
   // ---- owner only ----------------------------------------------------------
 
   void push(const Node& node) {
-    if (bottom_ == safe_end_) make_room();
-    ring_->slots[bottom_ & ring_->mask] = node;
+    if (bottom_ == safe_end_) make_room(1);
+    store_slot(ring_, bottom_, node);
     ++bottom_;
   }
 
-  // Deepest private node; reclaims half of the shared part when the private
-  // part is empty. false: the deque is empty (everything was taken).
+  // Deepest private node; reclaims the shared part when the private part is
+  // empty. false: the deque is empty, for certain (point 5).
   bool pop(Node& out) {
     if (bottom_ != split_) {
       --bottom_;
-      out = ring_->slots[bottom_ & ring_->mask];
+      out = load_slot(ring_, bottom_);
       return true;
     }
     return reclaim_and_pop(out);
   }
 
-  // relaxed: a hint; a missed request is seen at the next pop.
+  // relaxed: a hint; a missed request is seen at the next check.
   bool share_requested() const { return request_.flag.load(std::memory_order_relaxed); }
 
-  // Answer a thief's request: the shallowest half of the private part becomes
-  // shared. Keeps the request pending while fewer than 2 nodes are private.
+  // The shallowest half of the private part becomes shared. Keeps a request
+  // pending while fewer than 2 nodes are private.
   void share();
 
   std::uint32_t private_size() const { return bottom_ - split_; }
   std::uint64_t shares() const { return shares_; }
+  std::uint64_t nodes_shared() const { return nodes_shared_; }
   std::uint64_t reclaims() const { return reclaims_; }
+  std::uint64_t nodes_reclaimed() const { return nodes_reclaimed_; }
+  std::uint64_t checkpoint_waits() const { return checkpoint_waits_; }
   std::uint32_t capacity() const { return ring_->mask + 1; }
+  std::size_t retired_rings() const { return retired_.size(); }
+  // Bytes held in rings (current and retired, not yet freed).
+  std::size_t ring_bytes() const;
 
   // ---- any thread ----------------------------------------------------------
 
@@ -110,37 +154,69 @@ class SplitDeque {
     if (!request_.flag.load(std::memory_order_relaxed)) request_.flag.store(true, std::memory_order_relaxed);
   }
 
-  // Claim nodes from the shallow end by the policy and hand each to `receive`
-  // (the thief's own push). Returns how many were taken (0: none shared, or
-  // the policy's minimum not met, or lost every race).
-  template <class Receive>
-  std::uint32_t steal(const StealPolicy& policy, Receive&& receive);
+  // Claim nodes from the shallow end by the policy into `dest` (the calling
+  // thread's own deque; `me` its record). Returns how many were taken (0:
+  // none shared, the policy's minimum not met, or every race lost).
+  // `before_claim` runs between the copy and the CAS (tests stall thieves there).
+  struct NoHook {
+    void operator()() const {}
+  };
+  template <class BeforeClaim = NoHook>
+  std::uint32_t steal(const StealPolicy& policy, SplitDeque& dest, ThiefRecord& me,
+                      BeforeClaim&& before_claim = NoHook{});
 
  private:
+  // A node in a slot: eight 32-bit words (seven used), each accessed
+  // atomically (point 1). Word-sized like Node's own fields, so a node
+  // written here and read back soon after forwards from the store buffer.
+  struct Slot {
+    std::uint32_t w[8];
+  };
+  static constexpr int kNodeWords = 7;
+  static_assert(sizeof(Node) == kNodeWords * sizeof(std::uint32_t));
   struct Ring {
     std::uint32_t mask;
-    Node* slots;
+    Slot* slots;
   };
+
+  static void store_slot(const Ring* ring, std::uint32_t position, const Node& node) {
+    std::uint32_t* dst = ring->slots[position & ring->mask].w;
+    const std::uint32_t words[kNodeWords] = {node.id[0], node.id[1], node.id[2], node.id[3],
+                                             node.id[4], node.height, node.children};
+    // relaxed: ordering comes from the word's CAS and the ring pointer (point 3).
+    for (int i = 0; i < kNodeWords; ++i) std::atomic_ref<std::uint32_t>(dst[i]).store(words[i], std::memory_order_relaxed);
+  }
+  static Node load_slot(const Ring* ring, std::uint32_t position) {
+    std::uint32_t* src = ring->slots[position & ring->mask].w;
+    std::uint32_t w[kNodeWords];
+    // relaxed: a thief keeps the value only if its CAS then succeeds (point 2).
+    for (int i = 0; i < kNodeWords; ++i) w[i] = std::atomic_ref<std::uint32_t>(src[i]).load(std::memory_order_relaxed);
+    return Node{{w[0], w[1], w[2], w[3], w[4]}, w[5], w[6]};
+  }
 
   static std::uint32_t top_of(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }
   static std::uint32_t split_of(std::uint64_t w) { return static_cast<std::uint32_t>(w); }
   static std::uint64_t pack(std::uint32_t top, std::uint32_t split) {
     return (std::uint64_t{top} << 32) | split;
   }
-  static std::uint32_t shared_of(std::uint64_t w) {
-    const auto n = static_cast<std::int32_t>(split_of(w) - top_of(w));
-    return n > 0 ? static_cast<std::uint32_t>(n) : 0u;
-  }
+  static std::uint32_t shared_of(std::uint64_t w) { return split_of(w) - top_of(w); }
 
   static Ring* new_ring(std::uint32_t capacity);
-  void make_room();
+  static void free_ring(Ring* ring);
+  // Make at least `needed` positions writable from bottom_.
+  void ensure_room(std::uint32_t needed) {
+    if (safe_end_ - bottom_ < needed) make_room(needed);
+  }
+  void make_room(std::uint32_t needed);
+  void grow(std::uint32_t top, std::uint32_t needed);
+  void free_unreferenced_rings();
+  void pass_checkpoint();
   bool reclaim_and_pop(Node& out);
 
-  // Thieves' line: written by every claim.
+  // Thieves' line: the word every claim CASes, and the ring they read.
   struct alignas(kCacheLine) ThiefLine {
-    std::atomic<std::uint64_t> word{0};       // top:32 | split:32
-    std::atomic<std::uint32_t> copying{0};    // thieves between claim and end of copy
-    std::atomic<Ring*> ring{nullptr};         // current ring, for thieves
+    std::atomic<std::uint64_t> word{0};  // top:32 | split:32
+    std::atomic<Ring*> ring{nullptr};    // current ring, for thieves
   } thief_;
   // Request flag on its own line: the owner reads it at every node.
   struct alignas(kCacheLine) RequestLine {
@@ -150,40 +226,63 @@ class SplitDeque {
   alignas(kCacheLine) Ring* ring_ = nullptr;
   std::uint32_t bottom_ = 0;
   std::uint32_t split_ = 0;     // the owner's exact copy: only the owner moves split
-  std::uint32_t window_start_ = 0;  // top when the write window was last set
-  std::uint32_t safe_end_ = 0;      // window_start_ + capacity: writable without checks
+  std::uint32_t safe_end_ = 0;  // positions below it are writable without checks
+  std::uint32_t checkpoint_interval_;
+  std::uint32_t next_checkpoint_;  // split may not pass it before the thieves' attempts are waited for
   std::uint64_t shares_ = 0;
+  std::uint64_t nodes_shared_ = 0;
   std::uint64_t reclaims_ = 0;
+  std::uint64_t nodes_reclaimed_ = 0;
+  std::uint64_t checkpoint_waits_ = 0;
+  std::span<ThiefRecord> thieves_;
   std::vector<Ring*> retired_;
+  std::vector<Node> scratch_;  // reclaimed nodes in transit
 };
 
-template <class Receive>
-std::uint32_t SplitDeque::steal(const StealPolicy& policy, Receive&& receive) {
-  // seq_cst: pairs with the owner's seq_cst loads of top then copying_ in
-  // make_room (point 5 above).
-  thief_.copying.fetch_add(1, std::memory_order_seq_cst);
-  std::uint64_t w = thief_.word.load(std::memory_order_acquire);  // acquire: see shared nodes
+template <class BeforeClaim>
+std::uint32_t SplitDeque::steal(const StealPolicy& policy, SplitDeque& dest, ThiefRecord& me,
+                                BeforeClaim&& before_claim) {
+  // relaxed: only this thread writes its attempt counter.
+  const std::uint64_t attempt = me.attempt.load(std::memory_order_relaxed);
+  // seq_cst: the owner's checkpoint scan (seq_cst) either sees this attempt
+  // or precedes it, and then our loads of the word see its split (point 6).
+  me.attempt.store(attempt + 1, std::memory_order_seq_cst);
+  // acquire: a ring published by growth is seen with its contents.
+  const Ring* ring = thief_.ring.load(std::memory_order_acquire);
+  // seq_cst: announce-then-reload against the owner's publish-then-scan (point 4).
+  me.hazard.store(ring, std::memory_order_seq_cst);
   std::uint32_t taken = 0;
   for (;;) {
+    // seq_cst: acquire for the shared nodes' contents (point 3), and a place
+    // in the total order for the checkpoint argument (point 6).
+    std::uint64_t w = thief_.word.load(std::memory_order_seq_cst);
+    // seq_cst: the hazard validation of point 4, made after loading w so the
+    // ring holds every position w shows shared (point 4).
+    const Ring* now = thief_.ring.load(std::memory_order_seq_cst);
+    if (now != ring) {
+      ring = now;
+      me.hazard.store(ring, std::memory_order_seq_cst);  // seq_cst: as the first announcement
+      continue;
+    }
     const std::uint32_t k = policy.claim_size(shared_of(w));
     if (k == 0) break;
     const std::uint32_t top = top_of(w);
-    // seq_cst on success: acquire for the node contents (point 2) and a place
-    // in the single total order for point 5. On failure w is reloaded
-    // (acquire) and the claim is recomputed against the fresh word.
-    if (thief_.word.compare_exchange_strong(w, pack(top + k, split_of(w)), std::memory_order_seq_cst,
-                                            std::memory_order_acquire)) {
-      // acquire: a ring published by a growth that preceded the share we
-      // synchronised with; an older ring still holds these nodes unchanged.
-      const Ring* ring = thief_.ring.load(std::memory_order_acquire);
-      for (std::uint32_t i = 0; i < k; ++i) receive(ring->slots[(top + i) & ring->mask]);
+    dest.ensure_room(k);
+    for (std::uint32_t i = 0; i < k; ++i) store_slot(dest.ring_, dest.bottom_ + i, load_slot(ring, top + i));
+    before_claim();
+    // acq_rel on success: release orders our slot reads before the owner's
+    // reuse of those slots (point 3). relaxed on failure: the loop reloads.
+    if (thief_.word.compare_exchange_strong(w, pack(top + k, split_of(w)), std::memory_order_acq_rel,
+                                            std::memory_order_relaxed)) {
+      dest.bottom_ += k;
       taken = k;
       break;
     }
   }
-  // seq_cst: the owner's copying_ load that reads 0 must order our copy's reads
-  // before its later writes (release part) within the total order of point 5.
-  thief_.copying.fetch_sub(1, std::memory_order_seq_cst);
+  // release: our reads of the ring are done before the owner can see it unannounced.
+  me.hazard.store(nullptr, std::memory_order_release);
+  // release: the attempt is over (the owner's checkpoint wait reads it).
+  me.attempt.store(attempt + 2, std::memory_order_release);
   return taken;
 }
 

@@ -50,6 +50,7 @@ int VictimSelector::next() {
         if (current_ != self_ && current_ < threads_) return current_;
         advance_tree();
       }
+      ++fallbacks_;
       const auto pick = static_cast<int>(random_u64() % static_cast<std::uint64_t>(threads_ - 1));
       return pick >= self_ ? pick + 1 : pick;
     }
@@ -83,15 +84,17 @@ void VictimSelector::advance_tree() {
     }
     const int child = node;
     const int sibling = node ^ 1;
-    const std::uint32_t c = tree_->read(child);
-    const std::uint32_t s = tree_->read(sibling);
-    const std::uint32_t newest = c > s ? c : s;
+    const std::uint64_t c = tree_->read(child);
+    const std::uint64_t s = tree_->read(sibling);
+    const std::uint64_t newest = c > s ? c : s;
     if (newest > round_) {  // behind: others have searched later rounds
       round_ = newest;
       current_ = self_;
       return;
     }
-    tree_->mark(child, round_);
+    // Write only when it changes the counter: a search that finds the mark
+    // already made leaves the line in shared state for the other searchers.
+    if (c < round_) tree_->mark(child, round_);
     if (s == round_) {  // the sibling subtree is known empty too: climb
       node >>= 1;
       ++level;

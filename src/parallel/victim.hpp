@@ -22,13 +22,14 @@ class ManberTree {
   int leaves() const { return leaves_; }
   // relaxed: the counters only steer the search; every claim is validated by
   // the deque's CAS and termination is decided by the busy count.
-  std::uint32_t read(int node) const { return counters_[node].value.load(std::memory_order_relaxed); }
+  std::uint64_t read(int node) const { return counters_[node].value.load(std::memory_order_relaxed); }
   // relaxed, for the same reason as read().
-  void mark(int node, std::uint32_t round) { counters_[node].value.store(round, std::memory_order_relaxed); }
+  void mark(int node, std::uint64_t round) { counters_[node].value.store(round, std::memory_order_relaxed); }
 
  private:
+  // 64-bit: an idle thread can pass 2^32 rounds in hours; rounds never wrap.
   struct alignas(kCacheLine) Counter {
-    std::atomic<std::uint32_t> value{0};
+    std::atomic<std::uint64_t> value{0};
   };
   int threads_;
   int leaves_;
@@ -48,7 +49,11 @@ class VictimSelector {
   void missed();
 
   // Manber search state, exposed for the unit tests.
-  std::uint32_t round() const { return round_; }
+  std::uint64_t round() const { return round_; }
+  void set_round_for_testing(std::uint64_t round) { round_ = round; }
+  // Searches that hit the safety cap and fell back to a random victim
+  // (a sign of a broken search; the tests assert it stays 0).
+  std::uint64_t fallbacks() const { return fallbacks_; }
 
  private:
   std::uint64_t random_u64();
@@ -61,7 +66,8 @@ class VictimSelector {
   std::uint64_t rng_state_;
   int current_;    // linear: the ring position; tree: the leaf being visited
   int last_work_;  // tree: the leaf where work was last found
-  std::uint32_t round_ = 1;
+  std::uint64_t round_ = 1;
+  std::uint64_t fallbacks_ = 0;
 };
 
 }  // namespace uts

@@ -12,6 +12,9 @@ Aggregates aggregate(const RunResult& r) {
     a.deques_examined += t.deques_examined;
     a.shares += t.shares;
     a.reclaims += t.reclaims;
+    a.nodes_shared += t.nodes_shared;
+    a.nodes_reclaimed += t.nodes_reclaimed;
+    a.sleeps += t.sleeps;
     a.idle_seconds += t.idle_seconds;
     total_nodes += t.nodes;
   }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The exactness matrix: every thread count x steal x victim x init policy on
 T1, T3 and small trees of every type must give the sequential run's size,
-depth, leaves and checksum. Thread counts go well past this machine's cores.
+depth, leaves and checksum, per-thread nodes must sum to the size, and every
+node shared must have been stolen or reclaimed. Thread counts go well past
+this machine's cores.
 
 usage: test_matrix.py UTS_BINARY REFERENCE_CSV [--reps N] [--threads 1,2,...]
 """
@@ -48,8 +50,11 @@ def main():
             runs += 1
             got = results_of(rec)
             per_thread = sum(t["nodes"] for t in rec["threads"])
-            if got != baseline[name] or per_thread != got[0] or len(rec["threads"]) != p:
-                mismatches.append("%s -> %s (per-thread sum %d)" % (" ".join(cfg), got, per_thread))
+            agg = rec["aggregates"]
+            conserved = agg["nodes_shared"] == agg["nodes_stolen"] + agg["nodes_reclaimed"]
+            if got != baseline[name] or per_thread != got[0] or len(rec["threads"]) != p or not conserved:
+                mismatches.append("%s -> %s (per-thread sum %d; shared %d, stolen %d, reclaimed %d)" % (
+                    " ".join(cfg), got, per_thread, agg["nodes_shared"], agg["nodes_stolen"], agg["nodes_reclaimed"]))
         tally.check(not mismatches, "%s: %d parallel runs match the sequential %s" % (name, runs, baseline[name]),
                     "; ".join(mismatches[:5]))
     return tally.finish()

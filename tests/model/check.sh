@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Model-check the split deque protocol with spin: the faithful model must be
-# free of assertion violations and invalid end states, and each deliberately
-# broken variant must be caught (so the model is not vacuous).
+# Model-check the split deque protocol and the termination protocol with spin:
+# each faithful model must be free of assertion violations and invalid end
+# states (the termination model also of runs that never detect the end), and
+# each deliberately broken variant must be caught (so no model is vacuous).
+# Every search is exhaustive (no bitstate, no hash compaction).
 # usage: check.sh [SPIN]
 set -u
 spin=${1:-spin}
@@ -11,30 +13,52 @@ trap 'rm -rf "$work"' EXIT
 cc=${CC:-cc}
 passed=0 failed=0
 
-verify() {  # verify LABEL EXPECT(clean|caught) [-DMUTATION]
-  local label=$1 expect=$2; shift 2
+# verify MODEL CHECK(safety|liveness) LABEL EXPECT(clean|caught) [-DMACRO...]
+#   safety:   assertions and invalid end states (pan built with -DSAFETY)
+#   liveness: the model's ltl claim `eventually_done` under weak fairness
+verify() {
+  local model=$1 check=$2 label=$3 expect=$4; shift 4
+  local ccflags="-O2 -DVECTORSZ=4096 -DBITSTATE_OFF" panflags="-m100000"
+  if [ "$check" = safety ]; then
+    ccflags="$ccflags -DSAFETY"
+  else
+    panflags="$panflags -a -f -N eventually_done"
+  fi
   mkdir -p "$work/$label" && cd "$work/$label" || return 1
-  "$spin" -a "$@" "$here/split_deque.pml" >spin.log 2>&1 || { echo "FAIL  $label: spin -a failed"; cat spin.log; failed=$((failed+1)); return; }
-  $cc -O2 -DSAFETY -DVECTORSZ=4096 -DBITSTATE_OFF -o pan pan.c 2>cc.log || { echo "FAIL  $label: cc failed"; cat cc.log; failed=$((failed+1)); return; }
-  ./pan -m100000 > pan.log 2>&1
-  local errors states
+  "$spin" -a "$@" "$here/$model.pml" >spin.log 2>&1 || { echo "FAIL  $label: spin -a failed"; cat spin.log; failed=$((failed+1)); return; }
+  $cc $ccflags -o pan pan.c 2>cc.log || { echo "FAIL  $label: cc failed"; cat cc.log; failed=$((failed+1)); return; }
+  local start=$SECONDS
+  ./pan $panflags > pan.log 2>&1
+  local secs=$((SECONDS - start))
+  local errors states what
   errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' pan.log | head -1)
   states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' pan.log | head -1)
+  what=$(sed -n 's/^pan:1: \(.*\) (at depth.*/\1/p' pan.log | head -1)
   if grep -q "max search depth too small" pan.log; then
     echo "FAIL  $label: search depth exhausted, result incomplete"; failed=$((failed+1)); return
   fi
   if [ "$expect" = clean ] && [ "$errors" = 0 ]; then
-    echo "ok    $label: no errors in $states states"; passed=$((passed+1))
+    echo "ok    $label: no errors in $states states (${secs}s)"; passed=$((passed+1))
   elif [ "$expect" = caught ] && [ -n "$errors" ] && [ "$errors" != 0 ]; then
-    echo "ok    $label: violation found, as it must be"; passed=$((passed+1))
+    echo "ok    $label: violation found, as it must be: $what (${secs}s)"; passed=$((passed+1))
   else
     echo "FAIL  $label: expected $expect, got errors=$errors"; sed -n '1,20p' pan.log; failed=$((failed+1))
   fi
 }
 
-verify protocol clean
-verify ignore-copying-mutant caught -DBUG_IGNORE_COPYING
-verify reclaim-without-cas-mutant caught -DBUG_RECLAIM_NO_CAS
-verify grow-from-top-mutant caught -DBUG_GROW_FROM_TOP
+# Split deque: 1 owner, 2 thieves, 4 nodes, rings of capacity 2 then 4.
+verify split_deque safety deque-protocol clean
+verify split_deque safety deque-reclaim-moves-split-down-mutant caught -DBUG_RECLAIM_MOVES_SPLIT_DOWN
+verify split_deque safety deque-validate-ring-before-word-mutant caught -DBUG_VALIDATE_RING_BEFORE_WORD
+verify split_deque safety deque-free-without-hazard-mutant caught -DBUG_FREE_WITHOUT_HAZARD
+
+# Termination: 3 threads, 2 initial items, 2 children in all; epochs up to 4
+# (up to 3 for the liveness search, whose state space is several times larger).
+verify termination safety termination-protocol clean
+verify termination safety termination-single-scan-mutant caught -DBUG_SINGLE_SCAN
+verify termination safety termination-no-epoch-mutant caught -DBUG_NO_EPOCH
+verify termination safety termination-busy-after-claim-mutant caught -DBUG_BUSY_AFTER_CLAIM
+verify termination liveness termination-progress clean -DLIVENESS -DEMAX=3
+verify termination liveness termination-no-idle-after-failed-claim-mutant caught -DLIVENESS -DEMAX=3 -DBUG_NO_IDLE_AFTER_FAILED_CLAIM
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,12 +1,14 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "parallel/split_deque.hpp"
+#include "parallel/termination.hpp"
 #include "parallel/victim.hpp"
 
 using namespace uts;
@@ -15,8 +17,17 @@ namespace {
 
 Node node_with_serial(std::uint32_t serial) { return Node{{serial, 0, 0, 0, serial * 2654435761u}, 1, 1}; }
 
-std::uint64_t steal_into(SplitDeque& d, const StealPolicy& p, std::vector<std::uint32_t>& out) {
-  return d.steal(p, [&](const Node& n) { out.push_back(n.id[0]); });
+// Steal from `d` into a fresh deque and return the stolen serials in claim
+// order (shallowest first).
+std::uint32_t steal_into(SplitDeque& d, std::vector<ThiefRecord>& records, const StealPolicy& p,
+                         std::vector<std::uint32_t>& out) {
+  SplitDeque mine(records);
+  const std::uint32_t got = d.steal(p, mine, records[1]);
+  std::vector<std::uint32_t> popped;
+  Node n;
+  while (mine.pop(n)) popped.push_back(n.id[0]);
+  out.insert(out.end(), popped.rbegin(), popped.rend());
+  return got;
 }
 
 // Every serial must be taken exactly once: duplicates and losses both count.
@@ -50,16 +61,18 @@ class Ledger {
 
 struct StressOutcome {
   std::size_t produced = 0, lost = 0, duplicated = 0, corrupt = 0;
-  std::uint64_t stolen = 0, shares = 0, reclaims = 0;
+  std::uint64_t stolen = 0, shares = 0, nodes_shared = 0, reclaims = 0, nodes_reclaimed = 0;
   std::uint32_t final_capacity = 0;
 };
 
-// One owner pushes bursts, pops, shares on request; `thieves` threads claim
-// with mixed policies and request shares. More threads than this machine's
-// cores on purpose: preemption mid-claim is what the protocol must survive.
-StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, int max_burst, unsigned seed) {
+// One owner pushes bursts, pops, shares on request; `thieves` threads copy
+// and claim with mixed policies into their own deques and request shares.
+// More threads than this machine's cores on purpose: preemption between copy
+// and claim is what the protocol must survive.
+StressOutcome stress(int thieves, int rounds, SplitDeque::Options options, int max_burst, unsigned seed) {
   const std::size_t max_nodes = static_cast<std::size_t>(rounds) * static_cast<std::size_t>(max_burst) + 16;
   Ledger ledger(max_nodes);
+  std::vector<ThiefRecord> records(static_cast<std::size_t>(thieves) + 1);
   std::atomic<bool> done{false};
   std::atomic<std::uint64_t> stolen{0};
   std::unique_ptr<SplitDeque> deque;
@@ -70,26 +83,30 @@ StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, in
   std::vector<std::thread> pool;
   for (int t = 0; t < thieves; ++t) {
     pool.emplace_back([&, t] {
+      SplitDeque mine(records, {16, options.start_position, options.checkpoint_interval});
+      ThiefRecord& me = records[static_cast<std::size_t>(t) + 1];
       while (!ready.load(std::memory_order_acquire)) std::this_thread::yield();
       started.fetch_add(1);
       std::mt19937 rng(seed * 7919u + static_cast<unsigned>(t));
       const StealPolicy policies[] = {{StealAmount::half, 0}, {StealAmount::one, 0}, {StealAmount::chunk, 3}};
-      std::uint64_t mine = 0;
+      std::uint64_t count = 0;
+      Node n;
       while (!done.load(std::memory_order_acquire)) {
         const StealPolicy& p = policies[rng() % 3];
-        const std::uint32_t got = deque->steal(p, [&](const Node& n) { ledger.take(n); });
-        mine += got;
+        const std::uint32_t got = deque->steal(p, mine, me);
+        count += got;
+        while (mine.pop(n)) ledger.take(n);
         if (got == 0) {
           deque->request_share();
           if (rng() % 4 == 0) std::this_thread::yield();
         }
       }
-      stolen.fetch_add(mine);
+      stolen.fetch_add(count);
     });
   }
 
   std::thread owner([&] {
-    deque = std::make_unique<SplitDeque>(initial_capacity);  // first touch by the owner
+    deque = std::make_unique<SplitDeque>(records, options);  // first touch by the owner
     ready.store(true, std::memory_order_release);
     while (started.load() < thieves) std::this_thread::yield();  // race for real
     std::mt19937 rng(seed);
@@ -117,7 +134,9 @@ StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, in
     while (deque->pop(n)) ledger.take(n);
     out.produced = serial;
     out.shares = deque->shares();
+    out.nodes_shared = deque->nodes_shared();
     out.reclaims = deque->reclaims();
+    out.nodes_reclaimed = deque->nodes_reclaimed();
     out.final_capacity = deque->capacity();
   });
   owner.join();
@@ -130,12 +149,56 @@ StressOutcome stress(int thieves, int rounds, std::uint32_t initial_capacity, in
   return out;
 }
 
+void check_exact(const StressOutcome& o) {
+  CHECK(o.lost == 0);
+  CHECK(o.duplicated == 0);
+  CHECK(o.corrupt == 0);
+  // Conservation: every node shared was either stolen or reclaimed.
+  CHECK(o.nodes_shared == o.stolen + o.nodes_reclaimed);
+}
+
+// A thief that stops inside its attempt, between its copy and its claim,
+// until released: what preemption does to a thief on a busy machine.
+class StalledThief {
+ public:
+  StalledThief(SplitDeque& victim, std::vector<ThiefRecord>& records, std::size_t record, Ledger* ledger)
+      : thread_([this, &victim, &records, record, ledger] {
+          SplitDeque mine(records);
+          got_ = victim.steal({StealAmount::half, 0}, mine, records[record], [this] {
+            inside_.store(true);
+            while (!release_.load()) std::this_thread::yield();
+          });
+          Node n;
+          while (mine.pop(n))
+            if (ledger) ledger->take(n);
+        }) {
+    while (!inside_.load()) std::this_thread::yield();
+  }
+  ~StalledThief() {
+    release();
+    if (thread_.joinable()) thread_.join();
+  }
+  void release() { release_.store(true); }
+  std::uint32_t join() {
+    release();
+    thread_.join();
+    return got_;
+  }
+
+ private:
+  std::atomic<bool> inside_{false}, release_{false};
+  std::uint32_t got_ = 0;
+  std::thread thread_;
+};
+
 }  // namespace
 
 TEST_CASE("owner alone: LIFO at the deep end, empty after the last pop") {
-  SplitDeque d(4);
+  std::vector<ThiefRecord> records(1);
+  SplitDeque d(records, {4, 0, 1u << 30});
   for (std::uint32_t i = 0; i < 100; ++i) d.push(node_with_serial(i));  // grows past 4
-  CHECK(d.capacity() >= 128);
+  CHECK(d.capacity() == 128);
+  CHECK(d.retired_rings() == 0);  // no hazard held: every retired ring was freed at once
   Node n;
   for (std::uint32_t i = 100; i-- > 0;) {
     REQUIRE(d.pop(n));
@@ -146,7 +209,8 @@ TEST_CASE("owner alone: LIFO at the deep end, empty after the last pop") {
 }
 
 TEST_CASE("share moves the shallowest half; steals take from the shallow end by policy") {
-  SplitDeque d(64);
+  std::vector<ThiefRecord> records(2);
+  SplitDeque d(records, {64, 0, 1u << 30});
   for (std::uint32_t i = 0; i < 20; ++i) d.push(node_with_serial(i));
   CHECK(d.shared_size() == 0);
   CHECK_FALSE(d.share_requested());
@@ -156,22 +220,26 @@ TEST_CASE("share moves the shallowest half; steals take from the shallow end by 
   CHECK_FALSE(d.share_requested());
   CHECK(d.shared_size() == 10);
   CHECK(d.private_size() == 10);
+  CHECK(d.shares() == 1);
+  CHECK(d.nodes_shared() == 10);
   std::vector<std::uint32_t> got;
-  CHECK(steal_into(d, {StealAmount::half, 0}, got) == 5);  // ceil(10/2), oldest first
+  CHECK(steal_into(d, records, {StealAmount::half, 0}, got) == 5);  // ceil(10/2), oldest first
   CHECK(got == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
   got.clear();
-  CHECK(steal_into(d, {StealAmount::one, 0}, got) == 1);
+  CHECK(steal_into(d, records, {StealAmount::one, 0}, got) == 1);
   CHECK(got == std::vector<std::uint32_t>{5});
   got.clear();
-  CHECK(steal_into(d, {StealAmount::chunk, 5}, got) == 0);  // only 4 shared: chunk needs 5
-  CHECK(steal_into(d, {StealAmount::chunk, 3}, got) == 3);
+  CHECK(steal_into(d, records, {StealAmount::chunk, 5}, got) == 0);  // only 4 shared: chunk needs 5
+  CHECK(steal_into(d, records, {StealAmount::chunk, 3}, got) == 3);
   CHECK(got == std::vector<std::uint32_t>{6, 7, 8});
-  CHECK(steal_into(d, {StealAmount::half, 0}, got) == 1);  // ceil(1/2)
+  CHECK(steal_into(d, records, {StealAmount::half, 0}, got) == 1);  // ceil(1/2)
   CHECK(d.shared_size() == 0);
+  CHECK(d.reclaims() == 0);
 }
 
-TEST_CASE("reclaim takes back the deeper half of the shared part when the private part is dry") {
-  SplitDeque d(64);
+TEST_CASE("reclaim takes every shared node back, deepest on top, when the private part is dry") {
+  std::vector<ThiefRecord> records(2);
+  SplitDeque d(records, {64, 0, 1u << 30});
   for (std::uint32_t i = 0; i < 8; ++i) d.push(node_with_serial(i));
   d.request_share();
   d.share();  // shared 0..3, private 4..7
@@ -180,28 +248,32 @@ TEST_CASE("reclaim takes back the deeper half of the shared part when the privat
     REQUIRE(d.pop(n));
     CHECK(n.id[0] == i);
   }
-  REQUIRE(d.pop(n));  // reclaims ceil(4/2) = 2 (nodes 2, 3), pops 3
+  std::vector<std::uint32_t> got;
+  CHECK(steal_into(d, records, {StealAmount::one, 0}, got) == 1);  // a thief takes node 0
+  REQUIRE(d.pop(n));  // reclaims 1..3, pops 3
   CHECK(n.id[0] == 3);
   CHECK(d.reclaims() == 1);
-  CHECK(d.shared_size() == 2);
-  std::vector<std::uint32_t> got;
-  CHECK(steal_into(d, {StealAmount::half, 0}, got) == 1);
-  CHECK(got == std::vector<std::uint32_t>{0});
+  CHECK(d.nodes_reclaimed() == 3);
+  CHECK(d.shared_size() == 0);
+  got.clear();
+  CHECK(steal_into(d, records, {StealAmount::half, 0}, got) == 0);  // nothing shared any more
   REQUIRE(d.pop(n));
   CHECK(n.id[0] == 2);
-  REQUIRE(d.pop(n));  // reclaims the last shared node
+  REQUIRE(d.pop(n));
   CHECK(n.id[0] == 1);
   CHECK_FALSE(d.pop(n));
+  CHECK(d.nodes_shared() == 1 + d.nodes_reclaimed());  // shared = stolen + reclaimed
 }
 
 TEST_CASE("a fully stolen deque is known empty and reusable") {
-  SplitDeque d(16);
+  std::vector<ThiefRecord> records(2);
+  SplitDeque d(records, {16, 0, 1u << 30});
   for (int round = 0; round < 50; ++round) {  // positions advance past the ring many times
     for (std::uint32_t i = 0; i < 6; ++i) d.push(node_with_serial(i));
     d.request_share();
     d.share();
     std::vector<std::uint32_t> got;
-    while (steal_into(d, {StealAmount::one, 0}, got) > 0) {
+    while (steal_into(d, records, {StealAmount::one, 0}, got) > 0) {
     }
     Node n;
     int popped = 0;
@@ -209,30 +281,136 @@ TEST_CASE("a fully stolen deque is known empty and reusable") {
     CHECK(popped == 3);
     CHECK(got.size() == 3);
   }
-  CHECK(d.capacity() == 16);  // 6 live nodes < 16/2: wrap-around reuses the ring
+  CHECK(d.capacity() == 16);  // 6 live nodes: wrap-around reuses the ring
 }
 
 TEST_CASE("stress: conservation of every node under concurrent claims (oversubscribed)") {
   for (int thieves : {1, 3, 8}) {
     CAPTURE(thieves);
-    const StressOutcome o = stress(thieves, 20000, 64, 24, 17u + static_cast<unsigned>(thieves));
+    const StressOutcome o = stress(thieves, 20000, {64, 0, 1u << 30}, 24, 17u + static_cast<unsigned>(thieves));
     CHECK(o.produced > 10000);
-    CHECK(o.lost == 0);
-    CHECK(o.duplicated == 0);
-    CHECK(o.corrupt == 0);
-    CHECK(o.stolen > 0);   // the thieves really raced the owner
+    check_exact(o);
+    CHECK(o.stolen > 0);  // the thieves really raced the owner
     CHECK(o.shares > 0);
     CHECK(o.reclaims > 0);
+    CHECK(o.nodes_reclaimed > 0);
   }
 }
 
 TEST_CASE("growth under concurrent steals: start tiny, push long bursts") {
-  const StressOutcome o = stress(6, 600, 2, 3000, 99u);
+  const StressOutcome o = stress(6, 600, {2, 0, 1u << 30}, 3000, 99u);
   CHECK(o.final_capacity >= 1024);
-  CHECK(o.lost == 0);
-  CHECK(o.duplicated == 0);
-  CHECK(o.corrupt == 0);
+  check_exact(o);
   CHECK(o.stolen > 0);
+}
+
+TEST_CASE("positions wrap past 2^32 and checkpoints pass often: still exact") {
+  // Start 5000 positions below the wrap, with a checkpoint every 64 shared
+  // positions, so owner waits for in-flight attempts happen all the time.
+  const StressOutcome o = stress(3, 20000, {32, 0xFFFFFFFFu - 5000u, 64}, 24, 5u);
+  CHECK(o.produced > 10000);
+  check_exact(o);
+  CHECK(o.stolen > 0);
+  CHECK(o.reclaims > 0);
+}
+
+TEST_CASE("a thief stalled between copy and claim does not make the ring grow") {
+  // The old protocol doubled the ring at every wrap while a copy was in
+  // flight: 2^21 slots and 11 retired rings here. Now memory follows the
+  // live nodes, whatever the stalled thief does.
+  constexpr std::uint32_t kRounds = 200000;
+  std::vector<ThiefRecord> records(3);
+  Ledger ledger(16 * kRounds + 64);
+  SplitDeque d(records, {16, 0, 1u << 30});
+  std::uint32_t serial = 0;
+  for (int i = 0; i < 8; ++i) d.push(node_with_serial(serial++));
+  d.share();  // 4 shared: the stalled thief copies 2 of them
+  std::uint64_t stolen = 0;
+  {
+    StalledThief stalled(d, records, 1, &ledger);
+    SplitDeque second(records);
+    Node n;
+    for (std::uint32_t round = 0; round < kRounds; ++round) {
+      for (int i = 0; i < 12; ++i) d.push(node_with_serial(serial++));  // at most 16 live
+      d.share();
+      stolen += d.steal({StealAmount::half, 0}, second, records[2]);
+      while (d.shared_size() > 0) stolen += d.steal({StealAmount::one, 0}, second, records[2]);
+      while (second.pop(n)) ledger.take(n);
+      while (d.private_size() > 0 && d.pop(n)) ledger.take(n);
+    }
+    // One growth at the start (20 live > 16); the 16-slot ring it retired
+    // is the one the stalled thief reads, so it stays until the next scan.
+    CHECK(d.capacity() <= 32);
+    CHECK(d.retired_rings() <= 1);
+    CHECK(d.ring_bytes() <= (32 + 16) * 32);
+    const std::uint32_t late = stalled.join();
+    CHECK(late == 0);  // its claim failed: top moved on long ago
+    Node last;
+    while (d.pop(last)) ledger.take(last);
+  }
+  CHECK(ledger.lost(serial) == 0);
+  CHECK(ledger.duplicated() == 0);
+  CHECK(ledger.corrupt() == 0);
+  CHECK(stolen > 0);
+}
+
+TEST_CASE("a retired ring is freed only once no thief can still read it") {
+  std::vector<ThiefRecord> records(2);
+  Ledger ledger(4096);
+  SplitDeque d(records, {8, 0, 1u << 30});
+  std::uint32_t serial = 0;
+  for (int i = 0; i < 6; ++i) d.push(node_with_serial(serial++));
+  d.share();  // 3 shared
+  StalledThief stalled(d, records, 1, &ledger);  // holds a hazard on the first ring
+  for (int i = 0; i < 20; ++i) d.push(node_with_serial(serial++));  // 26 live > 8: grows twice
+  CHECK(d.capacity() == 32);
+  CHECK(d.retired_rings() == 1);  // the 8-slot ring stays; the 16-slot one was freed
+  const std::uint32_t got = stalled.join();
+  CHECK(got == 2);  // nothing moved top: its copy from the retired ring is valid
+  for (int i = 0; i < 40; ++i) d.push(node_with_serial(serial++));  // grows again, scans again
+  CHECK(d.retired_rings() == 0);
+  Node n;
+  while (d.pop(n)) ledger.take(n);
+  CHECK(ledger.lost(serial) == 0);
+  CHECK(ledger.duplicated() == 0);
+  CHECK(ledger.corrupt() == 0);
+}
+
+TEST_CASE("split does not pass a checkpoint while a steal attempt is in progress") {
+  std::vector<ThiefRecord> records(2);
+  SplitDeque d(records, {64, 0, 16});
+  std::uint32_t serial = 0;
+  for (int i = 0; i < 4; ++i) d.push(node_with_serial(serial++));
+  d.share();  // split 2: below the first checkpoint (16)
+  StalledThief stalled(d, records, 1, nullptr);
+  for (int i = 0; i < 60; ++i) d.push(node_with_serial(serial++));
+  std::atomic<bool> shared{false};
+  std::thread owner([&] {
+    d.share();  // split 2 + 31 = 33: passes 16 and 32, so it waits for the attempt
+    shared.store(true);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK_FALSE(shared.load());  // still waiting (the thief has not moved)
+  stalled.join();
+  owner.join();
+  CHECK(shared.load());
+  CHECK(d.checkpoint_waits() == 1);
+}
+
+TEST_CASE("termination: the double scan ends only when every thread is idle") {
+  Termination t(3);
+  std::vector<std::uint64_t> scan;
+  CHECK_FALSE(t.detect(scan));  // all start busy
+  t.idle(0);
+  t.idle(1);
+  CHECK_FALSE(t.detect(scan));
+  t.busy(0);  // a thief about to claim
+  t.idle(2);
+  CHECK_FALSE(t.detect(scan));
+  t.idle(0);
+  CHECK_FALSE(t.done());
+  CHECK(t.detect(scan));
+  CHECK(t.done());
 }
 
 TEST_CASE("Manber search: one round visits every other real deque once, then the round advances") {
@@ -302,4 +480,34 @@ TEST_CASE("random and linear victims never pick the thief itself") {
   }
   VictimSelector lone(VictimOrder::random, 0, 1, nullptr, 3);
   CHECK(lone.next() == -1);
+}
+
+TEST_CASE("Manber search keeps working across 2^32 rounds (64-bit counters)") {
+  for (int threads : {2, 5, 8}) {
+    CAPTURE(threads);
+    ManberTree tree(threads);
+    VictimSelector s(VictimOrder::tree, 0, threads, &tree, 1);
+    const std::uint64_t start = (std::uint64_t{1} << 32) - 3;
+    s.set_round_for_testing(start);
+    s.begin_search();
+    std::uint64_t last = s.round();
+    for (int rounds = 0; rounds < 8;) {
+      std::vector<int> visits(static_cast<std::size_t>(threads), 0);
+      const std::uint64_t round = s.round();
+      while (s.round() == round) {
+        const int v = s.next();
+        if (s.round() != round) break;
+        REQUIRE(v > 0);
+        REQUIRE(v < threads);
+        ++visits[static_cast<std::size_t>(v)];
+        s.missed();
+      }
+      for (int v = 1; v < threads; ++v) CHECK(visits[static_cast<std::size_t>(v)] == 1);
+      CHECK(s.round() == last + 1);
+      last = s.round();
+      ++rounds;
+    }
+    CHECK(s.round() > (std::uint64_t{1} << 32));
+    CHECK(s.fallbacks() == 0);
+  }
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Every statistic uts prints is checked against a law it must obey or a
+value it cannot be stuck at: a counter that stays at zero, or one that
+disagrees with the others, fails here.
+
+usage: test_statistics.py UTS_BINARY
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uts_check import Tally, run_json, run_uts  # noqa: E402
+
+T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]
+T3 = ["-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "42"]
+CHAIN = ["-t", "0", "-b", "1", "-q", "0.9999999", "-m", "1", "-r", "5"]  # one node at a time
+PER_THREAD = ["nodes", "steal_attempts", "steals", "nodes_stolen", "deques_examined", "shares", "nodes_shared",
+              "reclaims", "nodes_reclaimed", "sleeps"]
+
+
+def laws(tally, label, rec):
+    """Conservation laws between the counters of one complete parallel run."""
+    th, agg, res = rec["threads"], rec["aggregates"], rec["results"]
+    tally.check(sum(t["nodes"] for t in th) == res["size"], label + ": per-thread nodes sum to the size")
+    # Every node an owner made stealable was either stolen by a thief or taken
+    # back by its owner: nothing is left shared at the end of a complete run.
+    tally.check(agg["nodes_shared"] == agg["nodes_stolen"] + agg["nodes_reclaimed"],
+                label + ": nodes shared = nodes stolen + nodes reclaimed",
+                "%d != %d + %d" % (agg["nodes_shared"], agg["nodes_stolen"], agg["nodes_reclaimed"]))
+    tally.check(all(t["steals"] <= t["steal_attempts"] <= t["deques_examined"] for t in th),
+                label + ": steals <= attempts <= deques examined, per thread")
+    tally.check(all(t["steals"] <= t["nodes_stolen"] for t in th) and
+                all(t["shares"] <= t["nodes_shared"] and t["reclaims"] <= t["nodes_reclaimed"] for t in th),
+                label + ": each event moves at least one node")
+    for key in PER_THREAD[1:]:
+        tally.check(agg[key] == sum(t[key] for t in th), label + ": aggregate %s is the sum over threads" % key)
+    if agg["steals"]:
+        tally.check(abs(agg["nodes_per_steal"] - agg["nodes_stolen"] / agg["steals"]) < 1e-9 and
+                    abs(agg["steal_success_rate"] - agg["steals"] / agg["steal_attempts"]) < 1e-9,
+                    label + ": rates are the ratios of the counters")
+
+
+def main():
+    binary = sys.argv[1]
+    tally = Tally()
+
+    # T3 at 4 threads (2 cores: oversubscribed): work moves, so shares,
+    # steals and reclaims must all be counted.
+    for steal in ("half", "one", "chunk:4"):
+        rec = run_json(binary, T3 + ["--threads", "4", "--steal", steal, "--init", "balanced"])
+        agg = rec["aggregates"]
+        label = "T3 4 threads steal %s" % steal
+        tally.check(agg["shares"] > 0 and agg["nodes_shared"] > 0, label + ": shares > 0",
+                    "shares=%d" % agg["shares"])
+        tally.check(agg["steals"] > 0 and agg["nodes_stolen"] > 0 and agg["deques_examined"] > 0,
+                    label + ": steals > 0")
+        tally.check(sum(1 for t in rec["threads"] if t["shares"] > 0) >= 2, label + ": more than one thread shared")
+        laws(tally, label, rec)
+
+    # Reclaims happen when an owner runs dry with nodes still shared; across
+    # a few runs of a wide tree some must be counted.
+    reclaimed = 0
+    for victim in ("random", "linear", "tree"):
+        rec = run_json(binary, T1 + ["--threads", "8", "--victim", victim])
+        laws(tally, "T1 8 threads victim %s" % victim, rec)
+        reclaimed += rec["aggregates"]["nodes_reclaimed"]
+    tally.check(reclaimed > 0, "T1 8 threads: reclaims are counted", "nodes_reclaimed=%d" % reclaimed)
+
+    # An idle thread on a serial tree ends its back-off asleep, and says so.
+    rec = run_json(binary, CHAIN + ["--threads", "2"])
+    tally.check(rec["results"]["size"] == rec["threads"][0]["nodes"] + rec["threads"][1]["nodes"],
+                "chain 2 threads: exact per-thread split")
+    tally.check(rec["aggregates"]["sleeps"] > 0, "chain 2 threads: the idle thread slept",
+                "sleeps=%d" % rec["aggregates"]["sleeps"])
+    laws(tally, "chain 2 threads", rec)
+
+    # A run stopped early reports the depth it reached (not only leaves').
+    for engine in (["--sequential"], ["--threads", "2"]):
+        rec = run_json(binary, CHAIN + ["--max-nodes", "100000"] + engine)
+        tally.check(rec["status"] == "max-nodes" and rec["results"]["depth"] == rec["results"]["size"] - 1,
+                    "stopped chain %s: depth is the nodes visited minus the root" % engine,
+                    "depth=%d size=%d" % (rec["results"]["depth"], rec["results"]["size"]))
+
+    # Text and CSV carry the same non-zero counters as the JSON.
+    p = run_uts(binary, T3 + ["--threads", "4", "-v"])
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)",
+                      p.stdout, re.M)
+    tally.check(len(rows) == 4 and sum(int(r[6]) for r in rows) > 0 and sum(int(r[7]) for r in rows) > 0,
+                "text -v: shares and nodes shared columns are non-zero")
+    p = run_uts(binary, T3 + ["--threads", "4", "--format", "csv"])
+    header, row = p.stdout.strip().split("\n")
+    fields = dict(zip(header.split(","), row.split(",")))
+    tally.check(int(fields["shares"]) > 0 and int(fields["nodes_shared"]) ==
+                int(fields["nodes_stolen"]) + int(fields["nodes_reclaimed"]),
+                "csv: shares > 0 and the conservation law holds")
+
+    # -s 0: no stealing at all, still exact, every thread busy with its block.
+    rec = run_json(binary, T1 + ["--threads", "4", "-s", "0", "--init", "balanced"])
+    agg = rec["aggregates"]
+    tally.check(rec["results"]["size"] == 4130071 and agg["steals"] == 0 and agg["steal_attempts"] == 0
+                and agg["shares"] == 0 and all(t["nodes"] > 0 for t in rec["threads"]),
+                "-s 0: exact, no steal attempts or shares, every thread worked")
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
