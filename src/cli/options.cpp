@@ -2,14 +2,19 @@
 
 #include <cxxopts.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "cli/config_file.hpp"
 #include "cli/usage_error.hpp"
 #include "parallel/policy.hpp"
+#include "sha1/batch.hpp"
 
 namespace uts::cli {
 
@@ -20,7 +25,11 @@ namespace {
 const char* const kFileKeys[] = {"tree", "shape", "b0", "depth", "nonleaf-prob", "nonleaf-children", "shift", "seed",
                                  "granularity", "rng", "root-id", "threads", "steal",
                                  "victim", "init", "max-nodes", "expect-size",
-                                 "expect-depth", "expect-leaves", "format"};
+                                 "expect-depth", "expect-leaves", "format",
+                                 "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1"};
+
+// The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
+constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
 
 cxxopts::Options make_options() {
   cxxopts::Options o("uts", "Unbalanced Tree Search on per-thread split deques (OpenMP)");
@@ -43,11 +52,21 @@ cxxopts::Options make_options() {
     ("list-presets", "list the tree presets and exit");
   o.add_options("Engine")
     ("threads", "number of threads (default: OMP_NUM_THREADS or all cores)", cxxopts::value<std::string>())
+    ("T", "number of threads, as --threads N (the reference's pthreads flag; both given must agree)", cxxopts::value<std::string>(), "N")
     ("sequential", "run the sequential depth-first baseline")
     ("steal", "nodes per steal: half | one | chunk:K", cxxopts::value<std::string>()->default_value("half"))
+    ("c,chunk", "nodes per steal, as --steal chunk:K (the reference's chunk size; K from 1 to 999999999; both given must agree)", cxxopts::value<std::string>(), "K")
+    ("s,stealing", "work stealing: 1 on (default), 0 off (each thread explores only the nodes it starts with)", cxxopts::value<std::string>(), "0|1")
     ("victim", "victim selection: random | linear | tree", cxxopts::value<std::string>()->default_value("random"))
     ("init", "root start: root (thread 0 expands it) | balanced (children split in blocks)", cxxopts::value<std::string>()->default_value("root"))
+    ("sha1", "child-id hashing: auto (SHA-NI when the CPU has it) | shani | cryptopp", cxxopts::value<std::string>()->default_value("auto"))
     ("max-nodes", "stop after about N nodes and say so (safety valve)", cxxopts::value<std::string>());
+  // The reference's parallel flags with no counterpart here: accepted so its
+  // scripts run, no effect, reported as not applicable (-v text, JSON).
+  o.add_options("Reference compatibility")
+    ("i,barrier-interval", "the reference's barrier polling interval, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
+    ("I,poll-interval", "the reference's work-request polling interval, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
+    ("x,debug", "the reference's debug level, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N");
   o.add_options("Output")
     ("format", "text | json | csv", cxxopts::value<std::string>()->default_value("text"))
     ("output", "append the json (or csv with --format csv) record to FILE", cxxopts::value<std::string>())
@@ -57,7 +76,9 @@ cxxopts::Options make_options() {
     ("expect-leaves", "expected number of leaves", cxxopts::value<std::string>())
     ("progress", "show a live progress line on stderr")
     ("no-progress", "never show the progress line")
-    ("v,verbose", "more detail (per-thread table in text output)")
+    ("v,verbose", "verbosity level N from 0 to 2147483647 (-v alone: 1; repeats add up, -v -v is 2). "
+                  "1 and above add the per-thread table and the not-applicable reference flags; "
+                  "levels above 1 print the same as 1", cxxopts::value<std::vector<std::string>>()->implicit_value("1"), "N")
     ("h,help", "print this help and exit")
     ("version", "print the version and exit");
   // clang-format on
@@ -85,11 +106,12 @@ cxxopts::ParseResult parse_tokens(cxxopts::Options& options, const std::vector<s
   }
 }
 
-// Files may also use the reference's one-letter names (q = 0.2, m = 5).
+// Files may also use the reference's lower-case one-letter names (q = 0.2, m = 5).
 std::string long_name(const std::string& key) {
   static const std::pair<const char*, const char*> kLetters[] = {
       {"t", "tree"}, {"a", "shape"}, {"b", "b0"}, {"d", "depth"}, {"q", "nonleaf-prob"},
-      {"m", "nonleaf-children"}, {"f", "shift"}, {"r", "seed"}, {"g", "granularity"}};
+      {"m", "nonleaf-children"}, {"f", "shift"}, {"r", "seed"}, {"g", "granularity"},
+      {"c", "chunk"}, {"s", "stealing"}, {"i", "barrier-interval"}, {"x", "debug"}};
   for (const auto& [letter, name] : kLetters)
     if (key == letter) return name;
   return key;
@@ -102,9 +124,12 @@ bool allowed_in_file(const std::string& key) {
 }
 
 std::string label(const std::string& name) {
+  if (name.size() == 1) return "-" + name;  // short-only options (-T)
   static const std::pair<const char*, const char*> kShort[] = {
       {"tree", "-t"}, {"shape", "-a"}, {"b0", "-b"}, {"depth", "-d"}, {"nonleaf-prob", "-q"},
-      {"nonleaf-children", "-m"}, {"shift", "-f"}, {"seed", "-r"}, {"granularity", "-g"}};
+      {"nonleaf-children", "-m"}, {"shift", "-f"}, {"seed", "-r"}, {"granularity", "-g"},
+      {"chunk", "-c"}, {"stealing", "-s"}, {"barrier-interval", "-i"}, {"poll-interval", "-I"},
+      {"debug", "-x"}, {"verbose", "-v"}};
   for (const auto& [long_name, short_name] : kShort)
     if (name == long_name) return std::string(short_name) + "/--" + name;
   return "--" + name;
@@ -163,6 +188,53 @@ std::uint64_t value_of<std::uint64_t>(const cxxopts::ParseResult& r, const std::
   return v;
 }
 
+std::int64_t int_in_range(const cxxopts::ParseResult& r, const std::string& name, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t v = value_of<std::int64_t>(r, name);
+  if (v < lo || v > hi)
+    throw UsageError(label(name) + ": " + std::to_string(v) + " is out of range (" + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ")");
+  return v;
+}
+
+int threads_of(const cxxopts::ParseResult& r, const std::string& name) {
+  const std::int64_t v = value_of<std::int64_t>(r, name);
+  if (v < 1) throw UsageError(label(name) + " must be at least 1");
+  if (v > 4096) throw UsageError(label(name) + " must be at most 4096");
+  return static_cast<int>(v);
+}
+
+// -c K: the reference's chunk size, here --steal chunk:K.
+StealPolicy chunk_of(const cxxopts::ParseResult& r) {
+  const std::int64_t k = int_in_range(r, "chunk", 1, 999999999);  // parse_steal's range
+  return StealPolicy{StealAmount::chunk, static_cast<std::uint32_t>(k)};
+}
+
+bool same_policy(const StealPolicy& a, const StealPolicy& b) {
+  return a.amount == b.amount && (a.amount != StealAmount::chunk || a.chunk == b.chunk);
+}
+
+// -v, -v N, -v -v: each -v adds its level (1 when it has none).
+int verbose_level(const cxxopts::ParseResult& r) {
+  if (!r.count("verbose")) return 0;
+  std::vector<std::string> levels;
+  try {
+    levels = r["verbose"].as<std::vector<std::string>>();
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError("-v/--verbose: " + plain_quotes(e.what()));
+  }
+  if (levels.empty()) throw UsageError("-v/--verbose: empty level");
+  std::int64_t total = 0;
+  for (const std::string& text : levels) {
+    std::int64_t v = -1;
+    const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || v < 0 ||
+        v > kMaxReferenceInt)
+      throw UsageError("-v/--verbose: '" + text + "' is not a level from 0 to " + std::to_string(kMaxReferenceInt));
+    total = std::min(total + v, kMaxReferenceInt);
+  }
+  return static_cast<int>(total);
+}
+
 // Converts and checks every option's value (not the combination of them).
 void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_threads = 1) {
   TreeParams& t = cfg.tree;
@@ -190,18 +262,34 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
 
   EngineSettings& e = cfg.engine;
   e.sequential = r.count("sequential") > 0;
-  e.threads = r.count("threads") ? value_of<int>(r, "threads") : default_threads;
-  if (e.threads < 1) throw UsageError("--threads must be at least 1");
-  if (e.threads > 4096) throw UsageError("--threads must be at most 4096");
+  e.threads = r.count("threads") ? threads_of(r, "threads") : default_threads;
+  // -T and -c come only from the command line (files turn chunk into steal),
+  // where check_spellings_agree has made sure they agree with --threads and
+  // --steal; so they win over any file's value.
+  if (r.count("T")) e.threads = threads_of(r, "T");
   const std::string steal = value_of<std::string>(r, "steal");
   if (auto v = parse_steal(steal)) e.steal = *v;
   else throw UsageError("--steal: '" + steal + "' is not half, one or chunk:K with K >= 1");
+  if (r.count("chunk")) e.steal = chunk_of(r);
+  if (r.count("stealing")) {
+    const std::string stealing = value_of<std::string>(r, "stealing");
+    if (stealing == "0") e.stealing = false;
+    else if (stealing == "1") e.stealing = true;
+    else throw UsageError("-s/--stealing: '" + stealing + "' is not 0 (work stealing off) or 1 (on)");
+  }
+  if (r.count("barrier-interval"))
+    e.reference.barrier_interval = int_in_range(r, "barrier-interval", 0, kMaxReferenceInt);
+  if (r.count("poll-interval")) e.reference.poll_interval = int_in_range(r, "poll-interval", 0, kMaxReferenceInt);
+  if (r.count("debug")) e.reference.debug_level = int_in_range(r, "debug", 0, kMaxReferenceInt);
   const std::string victim = value_of<std::string>(r, "victim");
   if (auto v = parse_victim(victim)) e.victim = *v;
   else throw UsageError("--victim: '" + victim + "' is not random, linear or tree");
   const std::string init = value_of<std::string>(r, "init");
   if (auto v = parse_init(init)) e.init = *v;
   else throw UsageError("--init: '" + init + "' is not root or balanced");
+  const std::string sha1_path = value_of<std::string>(r, "sha1");
+  if (auto v = sha1::parse_path(sha1_path)) e.sha1 = *v;
+  else throw UsageError("--sha1: '" + sha1_path + "' is not auto, shani or cryptopp");
 
   if (r.count("max-nodes")) {
     cfg.stop.max_nodes = value_of<std::uint64_t>(r, "max-nodes");
@@ -226,26 +314,124 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
   if (r.count("progress") && r.count("no-progress")) throw UsageError("--progress and --no-progress contradict each other");
   if (r.count("progress")) cfg.progress = Progress::on;
   if (r.count("no-progress")) cfg.progress = Progress::off;
-  cfg.verbose = static_cast<int>(r.count("verbose"));
+  cfg.verbose = verbose_level(r);
+}
 
+// -c K and --steal chunk:K, -T N and --threads N: two spellings of one
+// setting. Given both on the command line, they must agree.
+void check_spellings_agree(const cxxopts::ParseResult& cl) {
+  if (cl.count("chunk") && cl.count("steal")) {
+    const StealPolicy chunk = chunk_of(cl);
+    const std::string steal = value_of<std::string>(cl, "steal");
+    const auto policy = parse_steal(steal);
+    if (policy && !same_policy(*policy, chunk))
+      throw UsageError("-c/--chunk " + std::to_string(chunk.chunk) + " and --steal " + steal +
+                       " disagree (-c K means --steal chunk:K)");
+  }
+  if (cl.count("T") && cl.count("threads")) {
+    const int t = threads_of(cl, "T");
+    const int threads = threads_of(cl, "threads");
+    if (t != threads)
+      throw UsageError("-T " + std::to_string(t) + " and --threads " + std::to_string(threads) +
+                       " disagree (-T N means --threads N)");
+  }
+}
+
+// cxxopts never gives an option with an implicit value (-v) the next token,
+// so `-v 2` would leave a stray "2". Join a bare -v (or --verbose) with a
+// following token that starts like a number (digit, or sign and digit: no
+// option looks like that) into --verbose=N, and -vN likewise; a bad level then
+// gets -v's own error. Tokens that are another option's value are skipped, so
+// `--output -v` still names a file "-v".
+std::vector<std::string> join_verbose_levels(const cxxopts::Options& options, const std::vector<std::string>& args) {
+  std::set<std::string> takes_value;  // "-d", "--depth", ...: the next token is their value
+  for (const std::string& group : options.groups())
+    for (const cxxopts::HelpOptionDetails& o : options.group_help(group).options) {
+      if (o.has_implicit) continue;
+      if (!o.s.empty()) takes_value.insert("-" + o.s);
+      for (const std::string& l : o.l) takes_value.insert("--" + l);
+    }
+  auto numeric = [](const std::string& t) {
+    const std::size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
+    return t.size() > i && std::isdigit(static_cast<unsigned char>(t[i]));
+  };
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i == 0 || a == "--") {
+      out.push_back(a);
+      if (i == 0) continue;
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if ((a == "-v" || a == "--verbose") && i + 1 < args.size() && numeric(args[i + 1])) {
+      out.push_back("--verbose=" + args[++i]);
+      continue;
+    }
+    if (a.size() > 2 && a.compare(0, 2, "-v") == 0 && numeric(a.substr(2))) {
+      out.push_back("--verbose=" + a.substr(2));
+      continue;
+    }
+    out.push_back(a);
+    // A value-taking option alone in its token takes the next token as its
+    // value; in a short group (-tv), the first value-taking letter takes the
+    // rest of the token, or the next token when it is the last letter.
+    bool next_is_value = false;
+    if (a.compare(0, 2, "--") == 0) {
+      next_is_value = takes_value.count(a) > 0;  // "--x=v" is never in the set
+    } else if (a.size() > 1 && a[0] == '-') {
+      for (std::size_t k = 1; k < a.size(); ++k)
+        if (takes_value.count(std::string("-") + a[k])) {
+          next_is_value = k + 1 == a.size();
+          break;
+        }
+    }
+    if (next_is_value && i + 1 < args.size()) out.push_back(args[++i]);
+  }
+  return out;
 }
 
 // Turn a file's entries into option tokens, checking each value on its own so
 // an error can name the file and line.
+// A file's `chunk = K` becomes `steal = chunk:K`, so the later of a file's
+// and the command line's steal settings wins as for any other key; a file
+// that sets both must have them agree.
 void append_file_tokens(cxxopts::Options& options, const std::string& path, std::vector<std::string>& tokens) {
-  for (const ConfigEntry& e : read_config_file(path)) {
+  const std::vector<ConfigEntry> entries = read_config_file(path);
+  const ConfigEntry* chunk_entry = nullptr;
+  const ConfigEntry* steal_entry = nullptr;
+  std::optional<StealPolicy> chunk, steal;
+  for (const ConfigEntry& e : entries) {
     if (e.key == "description") continue;
     const std::string where = e.file + ":" + std::to_string(e.line) + ": ";
     const std::string key = long_name(e.key);
     if (!allowed_in_file(key)) throw UsageError(where + "unknown key '" + e.key + "'");
+    RunConfig scratch;
     try {
-      RunConfig scratch;
       fill_config(parse_tokens(options, {"uts", "--" + key, e.value}), scratch);
     } catch (const UsageError& err) {
       throw UsageError(where + err.what());
     }
+    if (key == "chunk") {
+      chunk_entry = &e;
+      chunk = scratch.engine.steal;
+      tokens.push_back("--steal");
+      tokens.push_back("chunk:" + std::to_string(chunk->chunk));
+      continue;
+    }
+    if (key == "steal") {
+      steal_entry = &e;
+      steal = scratch.engine.steal;
+    }
     tokens.push_back("--" + key);
     tokens.push_back(e.value);
+  }
+  if (chunk && steal && !same_policy(*chunk, *steal)) {
+    const ConfigEntry& later = chunk_entry->line > steal_entry->line ? *chunk_entry : *steal_entry;
+    const ConfigEntry& earlier = &later == chunk_entry ? *steal_entry : *chunk_entry;
+    throw UsageError(later.file + ":" + std::to_string(later.line) + ": '" + later.key + " = " + later.value +
+                     "' disagrees with '" + earlier.key + " = " + earlier.value + "' on line " +
+                     std::to_string(earlier.line) + " (chunk = K means steal = chunk:K)");
   }
 }
 
@@ -264,6 +450,7 @@ RunConfig parse_command_line(int argc, const char* const* argv, int default_thre
   cxxopts::Options options = make_options();
   std::vector<std::string> command_line(argv, argv + argc);
   if (command_line.empty()) command_line.emplace_back("uts");
+  command_line = join_verbose_levels(options, command_line);
 
   // First pass: the command line alone, to find --preset/--config.
   const auto first = parse_tokens(options, command_line);
@@ -281,6 +468,7 @@ RunConfig parse_command_line(int argc, const char* const* argv, int default_thre
     cfg.show_presets = true;
     return cfg;
   }
+  check_spellings_agree(first);
 
   std::vector<std::string> tokens{command_line.front()};
   if (first.count("preset")) {

@@ -28,6 +28,8 @@ def main():
         bad_value = config(tmp, "bad_value.conf", "tree = geo\n\ndepth = ten\n")
         bad_key = config(tmp, "bad_key.conf", "colour = blue\n")
         bad_type = config(tmp, "bad_type.conf", "tree = geo\nshape = spiral\n")
+        chunk_steal = config(tmp, "chunk_steal.conf", "steal = one\nchunk = 8\n")
+        bad_stealing = config(tmp, "bad_stealing.conf", "stealing = maybe\n")
         cases = [
             # (arguments, text the message must contain)
             (["--bogus"], "bogus"),
@@ -77,6 +79,26 @@ def main():
             (["--max-nodes", "-5"], "-5"),
             (["--output", os.path.join(tmp, "no", "such", "dir.json")], "output"),
             (["--progress", "--no-progress"], "progress"),
+            # The reference's parallel flags (issue 7 item 6).
+            (["-c", "0"], "-c/--chunk"),
+            (["-c", "ten"], "-c/--chunk"),
+            (["-c"], "c"),
+            (["-c", "20", "--steal", "one"], "--steal one"),
+            (["--steal", "half", "--chunk", "4"], "-c/--chunk 4"),
+            (["-s", "2"], "-s/--stealing"),
+            (["-s", "off"], "-s/--stealing"),
+            (["-T", "0"], "-T"),
+            (["-T", "x"], "-T"),
+            (["-T", "2", "--threads", "3"], "--threads 3"),
+            (["-i", "-1"], "-i/--barrier-interval"),
+            (["-I", "2147483648"], "-I/--poll-interval"),
+            (["-x", "1.5"], "-x/--debug"),
+            (["-v", "2.5"], "-v/--verbose"),
+            (["-v", "-1"], "-v/--verbose"),
+            (["-v3x"], "-v/--verbose"),
+            (["--config", chunk_steal], "chunk_steal.conf:2"),
+            (["--config", bad_stealing], "bad_stealing.conf:1"),
+            (["--sha1", "md5"], "--sha1"),
         ]
         for args, needle in cases:
             proc = run_uts(binary, args, timeout=30)
@@ -93,6 +115,19 @@ def main():
         lines = proc.stderr.strip().splitlines()
         tally.check(proc.returncode == 2 and len(lines) == 1 and "OMP_THREAD_LIMIT" in lines[0]
                     and proc.stdout == "", "threads above OMP_THREAD_LIMIT", proc.stderr)
+
+        # A CPU without SHA extensions (simulated): asking for shani is bad
+        # input; auto falls back to Crypto++ and says so in the JSON.
+        env = dict(os.environ, UTS_SHA1_NO_SHANI="1")
+        proc = subprocess.run([binary, "--preset", "T1", "--sha1", "shani"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        lines = proc.stderr.strip().splitlines()
+        tally.check(proc.returncode == 2 and len(lines) == 1 and "--sha1 shani" in lines[0]
+                    and proc.stdout == "", "--sha1 shani on a CPU without SHA-NI", proc.stderr)
+        proc = subprocess.run([binary, "--preset", "T1", "--verify", "--format", "json"], capture_output=True,
+                              text=True, env=env, timeout=120)
+        tally.check(proc.returncode == 0 and '"sha1":"cryptopp"' in proc.stdout,
+                    "--sha1 auto on a CPU without SHA-NI runs Crypto++, exact", proc.stderr)
 
         # The escape hatch: a supercritical tree is allowed with --max-nodes,
         # and the partial result says so.

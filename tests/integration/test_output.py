@@ -31,6 +31,27 @@ def main():
                 "text: the reference's wallclock line")
     tally.check(len(re.findall(r"^\s+[01] +\d+ ", p.stdout, re.M)) == 2, "text -v: one row per thread")
 
+    # The UTS reference's parallel flags (issue 7 item 6): accepted, exact T1.
+    p = run_uts(binary, ["-c", "20", "-T", "2", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"] + T1)
+    tally.check(p.returncode == 0 and re.search(
+        r"^Tree size = 4130071, tree depth = 10, num leaves = 3305118 \(80\.03%\)$", p.stdout, re.M) is not None,
+        "reference flags -c -T -v N -x -i -I -s: exact T1", p.stdout + p.stderr)
+    tally.check("2 threads, steal chunk:20" in p.stdout and len(re.findall(r"^\s+[01] +\d+ ", p.stdout, re.M)) == 2,
+                "reference flags: -c 20 is chunk:20, -T 2 two threads, -v 2 the per-thread table", p.stdout)
+    tally.check(all(re.search(r"^%s .*not applicable" % flag, p.stdout, re.M) for flag in ("-i 8", "-I 16", "-x 0")),
+                "reference flags: -i, -I, -x reported as not applicable", p.stdout)
+    p = run_uts(binary, ["-c", "20", "-T", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1", "--format", "json"] + T1)
+    rec = json.loads(p.stdout) if p.returncode == 0 else {}
+    tally.check(rec.get("results", {}).get("size") == 4130071 and rec["engine"]["steal"] == "chunk:20"
+                and rec["engine"]["threads"] == 2 and rec["engine"]["stealing"] is True
+                and rec["engine"]["not_applicable"] == {"barrier_interval": 8, "poll_interval": 16, "debug_level": 0},
+                "reference flags in JSON", p.stdout[:300] + p.stderr)
+    p = run_uts(binary, ["-v", "--preset", "T1", "--threads", "2"])
+    q = run_uts(binary, ["--preset", "T1", "--threads", "2", "-v"])
+    tally.check(p.returncode == 0 and q.returncode == 0 and all(
+        len(re.findall(r"^\s+[01] +\d+ ", r.stdout, re.M)) == 2 for r in (p, q)),
+        "-v before and after --preset: level 1, per-thread table")
+
     p = run_uts(binary, T1 + ["--threads", "3", "--format", "json"])
     rec = json.loads(p.stdout)
     tally.check(p.returncode == 0 and rec["status"] == "complete" and rec["results"]["size"] == 4130071,
@@ -84,10 +105,22 @@ def main():
     p = run_uts(binary, ["--list-presets"])
     tally.check(p.returncode == 0 and all(n in p.stdout for n in ["T1 ", "T1L", "T3XXL", "T5"]),
                 "--list-presets lists the presets")
+    tally.check(all(re.search(r"^%s " % n, p.stdout, re.M) for n in ["T2XXL", "T1WL", "T2WL", "T3WL"]),
+                "--list-presets lists T2XXL, T1WL, T2WL, T3WL", p.stdout)
+    # Each large preset loads (stopped early) and carries its expected values.
+    for name, size in (("T2XXL", 10612052303), ("T1WL", 270751679750), ("T2WL", 295393891003),
+                       ("T3WL", 157063495159)):
+        p = run_uts(binary, ["--preset", name, "--max-nodes", "100000", "--threads", "2", "--format", "json"])
+        rec = json.loads(p.stdout) if p.returncode == 0 else {}
+        tally.check(rec.get("status") == "max-nodes" and rec["expected"]["size"] == size,
+                    "preset %s loads, expected size %d" % (name, size), p.stdout[:300] + p.stderr)
     p = run_uts(binary, ["--version"])
     tally.check(p.returncode == 0 and p.stdout.startswith("uts "), "--version")
     p = run_uts(binary, ["--help"])
     tally.check(p.returncode == 0 and "--steal" in p.stdout and "-t, --tree" in p.stdout, "--help")
+    tally.check(all(f in p.stdout for f in ("-c, --chunk", "-s, --stealing", "-T N", "-i, --barrier-interval",
+                                            "-I, --poll-interval", "-x, --debug", "-v, --verbose")),
+                "--help lists the reference's parallel flags")
     return tally.finish()
 
 

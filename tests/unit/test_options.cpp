@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -79,6 +80,29 @@ TEST_CASE("presets load, the command line overrides them") {
   CHECK(parse({"--preset", "T1", "--verify"}).verify);
 }
 
+TEST_CASE("the reference's largest sample trees load, expected values above 2^32") {
+  // No --max-nodes needed: these binomial trees are near-critical but finite.
+  struct Want {
+    const char* name;
+    std::uint64_t size, depth, leaves;
+  };
+  for (const Want& w : {Want{"T2XXL", 10612052303u, 216370u, 5306027151u},
+                        Want{"T1WL", 270751679750u, 18u, 216601257283u},
+                        Want{"T2WL", 295393891003u, 1021239u, 147696946501u},
+                        Want{"T3WL", 157063495159u, 758577u, 78531748579u}}) {
+    CAPTURE(w.name);
+    CHECK(error_of({"--preset", w.name}).empty());
+    const auto c = parse({"--preset", w.name, "--verify"});
+    CHECK(c.verify);
+    CHECK(c.expected.size == w.size);
+    CHECK(c.expected.depth == w.depth);
+    CHECK(c.expected.leaves == w.leaves);
+  }
+  CHECK(parse({"--preset", "T1WL"}).tree.depth == 18);
+  CHECK(parse({"--preset", "T2WL"}).tree.q == 0.4999999995);
+  CHECK(parse({"--preset", "T3WL"}).tree.seed == 559);
+}
+
 TEST_CASE("config files: key = value, comments, one-letter keys") {
   const std::string path = "uts_test_config.conf";
   {
@@ -121,6 +145,150 @@ TEST_CASE("each bad input is refused with a message naming it") {
   CHECK(error_of({"--config", "/nonexistent/uts.conf"}).find("/nonexistent/uts.conf") == 0);
   CHECK(error_of({"--steal", "chunk:"}).find("steal") != std::string::npos);
   CHECK(error_of({"--verify"}).find("verify") != std::string::npos);
+}
+
+TEST_CASE("reference parallel flags: -c, -s, -T, -v N, -i, -I, -x") {
+  const auto c = parse({"-c", "20", "-T", "3", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"});
+  CHECK(c.engine.steal.amount == StealAmount::chunk);
+  CHECK(c.engine.steal.chunk == 20);
+  CHECK(c.engine.threads == 3);
+  CHECK(c.verbose == 2);
+  CHECK(c.engine.stealing);
+  CHECK(c.engine.reference.debug_level == 0);
+  CHECK(c.engine.reference.barrier_interval == 8);
+  CHECK(c.engine.reference.poll_interval == 16);
+  // Long names and glued values.
+  const auto l = parse({"--chunk=5", "--stealing", "0", "--barrier-interval", "2147483647", "--poll-interval=0",
+                        "--debug", "7", "-T4"});
+  CHECK(l.engine.steal.chunk == 5);
+  CHECK_FALSE(l.engine.stealing);
+  CHECK(l.engine.reference.barrier_interval == 2147483647);
+  CHECK(l.engine.reference.poll_interval == 0);
+  CHECK(l.engine.reference.debug_level == 7);
+  CHECK(l.engine.threads == 4);
+  CHECK(parse({"-s", "0"}).engine.stealing == false);
+  // Not given: defaults, nothing recorded.
+  const auto d = parse({});
+  CHECK(d.engine.stealing);
+  CHECK(d.engine.steal.amount == StealAmount::half);
+  CHECK_FALSE(d.engine.reference.barrier_interval);
+  CHECK_FALSE(d.engine.reference.poll_interval);
+  CHECK_FALSE(d.engine.reference.debug_level);
+  CHECK(d.verbose == 0);
+}
+
+TEST_CASE("-v: alone 1, -v N a level, repeats add up, never eats an option") {
+  CHECK(parse({"-v"}).verbose == 1);
+  CHECK(parse({"-v", "2"}).verbose == 2);
+  CHECK(parse({"-v", "0"}).verbose == 0);
+  CHECK(parse({"-v3"}).verbose == 3);
+  CHECK(parse({"--verbose", "4"}).verbose == 4);
+  CHECK(parse({"--verbose=5"}).verbose == 5);
+  CHECK(parse({"-v", "-v"}).verbose == 2);
+  CHECK(parse({"-vv"}).verbose == 2);
+  CHECK(parse({"-v", "2", "-v"}).verbose == 3);
+  // -v followed by an option, or last: level 1, the option still parsed.
+  const auto before = parse({"-v", "--preset", "T1"});
+  CHECK(before.verbose == 1);
+  CHECK(before.expected.size == 4130071u);
+  const auto after = parse({"--preset", "T1", "-v"});
+  CHECK(after.verbose == 1);
+  CHECK(after.expected.size == 4130071u);
+  CHECK(parse({"-v", "-d", "3"}).tree.depth == 3);
+  // A number that is another option's value stays that option's value.
+  const auto d = parse({"-d", "7", "-v"});
+  CHECK(d.tree.depth == 7);
+  CHECK(d.verbose == 1);
+  CHECK(parse({"-v", "-t", "1"}).tree.type == TreeType::geometric);
+  CHECK(parse({"--output", "-v", "-v", "1"}).output_file == "-v");
+  CHECK(parse({"--output", "-v", "-v", "1"}).verbose == 1);
+}
+
+TEST_CASE("-c and --steal, -T and --threads: one setting, must agree") {
+  CHECK(parse({"-c", "20", "--steal", "chunk:20"}).engine.steal.chunk == 20);
+  CHECK(parse({"-T", "2", "--threads", "2"}).engine.threads == 2);
+  CHECK(parse({"-T", "2", "--threads", "02"}).engine.threads == 2);
+  const std::string steal = error_of({"-c", "20", "--steal", "one"});
+  CHECK(steal.find("-c/--chunk 20") != std::string::npos);
+  CHECK(steal.find("--steal one") != std::string::npos);
+  CHECK(error_of({"--steal", "chunk:8", "--chunk", "20"}).find("--steal chunk:8") != std::string::npos);
+  CHECK(error_of({"-c", "4", "--steal", "half"}).find("disagree") != std::string::npos);
+  const std::string threads = error_of({"-T", "2", "--threads", "3"});
+  CHECK(threads.find("-T 2") != std::string::npos);
+  CHECK(threads.find("--threads 3") != std::string::npos);
+  // The command line wins over a file: no conflict with a preset's or a config's steal.
+  const std::string path = "uts_test_chunk.conf";
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nsteal = one\nthreads = 3\n";
+  }
+  CHECK(parse({"--config", path, "-c", "6"}).engine.steal.chunk == 6);
+  CHECK(parse({"--config", path, "-T", "5"}).engine.threads == 5);
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nchunk = 9\n";
+  }
+  CHECK(parse({"--config", path}).engine.steal.chunk == 9);
+  CHECK(parse({"--config", path, "--steal", "one"}).engine.steal.amount == StealAmount::one);
+  {
+    std::ofstream f(path);
+    f << "steal = half\nchunk = 9\n";
+  }
+  CHECK(error_of({"--config", path}).find(path + ":2:") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("reference flags in config files: long names and one-letter keys") {
+  const std::string path = "uts_test_reference.conf";
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nchunk = 3\nstealing = 0\nbarrier-interval = 8\npoll-interval = 16\ndebug = 1\n";
+  }
+  const auto c = parse({"--config", path});
+  CHECK(c.engine.steal.chunk == 3);
+  CHECK_FALSE(c.engine.stealing);
+  CHECK(c.engine.reference.barrier_interval == 8);
+  CHECK(c.engine.reference.poll_interval == 16);
+  CHECK(c.engine.reference.debug_level == 1);
+  CHECK(parse({"--config", path, "-s", "1"}).engine.stealing);
+  {
+    std::ofstream f(path);
+    f << "c = 2\ns = 1\ni = 4\nx = 5\n";
+  }
+  const auto l = parse({"--config", path});
+  CHECK(l.engine.steal.chunk == 2);
+  CHECK(l.engine.stealing);
+  CHECK(l.engine.reference.barrier_interval == 4);
+  CHECK(l.engine.reference.debug_level == 5);
+  {
+    std::ofstream f(path);
+    f << "tree = geo\nstealing = 2\n";
+  }
+  CHECK(error_of({"--config", path}).find(path + ":2:") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad values of the reference flags name the flag") {
+  CHECK(error_of({"-c", "0"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "-3"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "1000000000"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "x"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c"}).find("c") != std::string::npos);
+  CHECK(error_of({"-s", "2"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-s", "on"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-s", "-1"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-T", "0"}).find("-T") == 0);
+  CHECK(error_of({"-T", "5000"}).find("-T") == 0);
+  CHECK(error_of({"-T", "two"}).find("-T") == 0);
+  CHECK(error_of({"-i", "-1"}).find("-i/--barrier-interval") == 0);
+  CHECK(error_of({"-i", "2147483648"}).find("-i/--barrier-interval") == 0);
+  CHECK(error_of({"-I", "1.5"}).find("-I/--poll-interval") == 0);
+  CHECK(error_of({"-x", "abc"}).find("-x/--debug") == 0);
+  CHECK(error_of({"-v", "2.5"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "-1"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "3x"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "2147483648"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"--verbose="}).find("-v/--verbose") == 0);
 }
 
 TEST_CASE("near-critical binomial trees such as T3L run without --max-nodes") {
