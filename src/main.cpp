@@ -71,7 +71,11 @@ int main(int argc, char** argv) {
   }
 
   uts::interrupt::install();
-  const uts::Tree tree(cfg.tree);
+  // Checked before the run: asking for SHA-NI on a CPU without it is bad input.
+  const auto path = uts::sha1::resolve(cfg.engine.sha1);
+  if (!path) return usage_error("--sha1 shani: this CPU has no SHA extensions (use auto or cryptopp)");
+  cfg.engine.sha1 = *path;
+  const uts::Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == uts::cli::Progress::on ||
                         (cfg.progress == uts::cli::Progress::automatic && isatty(fileno(stderr)));
   uts::RunResult result;

@@ -1,9 +1,12 @@
-// Raw single-block SHA-1 rate of Crypto++ (SHA1::Transform through the same
-// one-block path the traversal uses), the floor a node's cost is measured
-// against. Prints two rates:
-//   independent  blocks whose inputs do not depend on each other (siblings in
-//                a tree: the CPU may overlap them), the traversal's pattern
-//   chained      each block's input is the previous digest (pure latency)
+// Raw one-block SHA-1 rates, the figures a node's cost is measured against.
+// Prints, one per line:
+//   chained_blocks_per_sec      Crypto++ Transform, each block's input is the
+//                               previous digest (pure latency)
+//   independent_blocks_per_sec  Crypto++ Transform, children 0..7 of a parent
+//                               (inputs do not depend on each other)
+//   shani_lanes_L_blocks_per_sec  the SHA-NI kernel hashing L children of one
+//                               parent side by side, L = 1..6 (absent without
+//                               SHA-NI)
 // usage: uts-sha1-rate [BLOCKS]   (default 50 million)
 #include <chrono>
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sha1/batch.hpp"
 #include "sha1/sha1.hpp"
 
 namespace {
@@ -31,11 +35,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::uint32_t fold = 0;
+  auto start = std::chrono::steady_clock::now();
+  fold ^= uts::sha1::compress_blocks(blocks);
+  const double chained = seconds(start);
+
   // Independent: children 0..7 of a parent, then the last child becomes the
   // next parent, like a depth-first walk that expands every eighth node.
-  auto start = std::chrono::steady_clock::now();
+  start = std::chrono::steady_clock::now();
   uts::sha1::Words parent{1, 2, 3, 4, 5};
-  std::uint32_t fold = 0;
   for (std::uint64_t i = 0; i < blocks; ++i) {
     const uts::sha1::Words child = uts::sha1::child_id(parent, static_cast<std::uint32_t>(i & 7));
     fold ^= child[4];
@@ -43,12 +51,22 @@ int main(int argc, char** argv) {
   }
   const double independent = seconds(start);
 
-  start = std::chrono::steady_clock::now();
-  fold ^= uts::sha1::compress_blocks(blocks);
-  const double chained = seconds(start);
-
-  std::printf("independent_blocks_per_sec %.0f\nchained_blocks_per_sec %.0f\nblocks %llu\nfold %08x\n",
-              double(blocks) / independent, double(blocks) / chained, static_cast<unsigned long long>(blocks),
-              fold);
+  std::printf("chained_blocks_per_sec %.0f\nindependent_blocks_per_sec %.0f\n", double(blocks) / chained,
+              double(blocks) / independent);
+  if (uts::sha1::cpu_has_shani()) {
+    for (int lanes = 1; lanes <= uts::sha1::kMaxLanes; ++lanes) {
+      // L children of one parent per call; the last one is the next parent.
+      const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
+      uts::sha1::Words p{1, 2, 3, 4, 5}, out[uts::sha1::kMaxLanes];
+      start = std::chrono::steady_clock::now();
+      for (std::uint64_t c = 0; c < calls; ++c) {
+        uts::sha1::child_ids_shani_lanes(lanes, p, static_cast<std::uint32_t>(c), out);
+        p = out[lanes - 1];
+      }
+      fold ^= p[4];
+      std::printf("shani_lanes_%d_blocks_per_sec %.0f\n", lanes, double(calls * static_cast<std::uint64_t>(lanes)) / seconds(start));
+    }
+  }
+  std::printf("blocks %llu\nfold %08x\n", static_cast<unsigned long long>(blocks), fold);
   return 0;
 }

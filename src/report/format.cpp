@@ -78,11 +78,13 @@ std::string tree_summary(const TreeParams& t) {
 }
 
 std::string engine_summary(const EngineSettings& e) {
-  if (e.sequential) return "Engine: sequential depth-first baseline";
+  const std::string hash = std::string(", SHA-1 ") + sha1::to_string(e.sha1);
+  if (e.sequential) return "Engine: sequential depth-first baseline" + hash;
   std::ostringstream s;
-  s << "Engine: split deques, " << e.threads << (e.threads == 1 ? " thread" : " threads")
-    << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim) << ", init "
-    << to_string(e.init);
+  s << "Engine: split deques, " << e.threads << (e.threads == 1 ? " thread" : " threads");
+  if (e.stealing) s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
+  else s << ", work stealing off (-s 0)";
+  s << ", init " << to_string(e.init) << hash;
   return s.str();
 }
 
@@ -122,16 +124,17 @@ std::string render_text(const RunReport& r, int verbose) {
   }
   if (verbose > 0 && !res.threads.empty()) {
     const Aggregates a = aggregate(res);
-    s << "thread        nodes   share  attempts   steals   stolen  examined  shares reclaims  idle(s)\n";
+    s << "thread        nodes   share  attempts   steals   stolen  examined  shares   shared reclaims reclaimed"
+         "  sleeps  idle(s)\n";
     for (std::size_t i = 0; i < res.threads.size(); ++i) {
       const ThreadStats& t = res.threads[i];
       char line[256];
       std::snprintf(line, sizeof line,
                     "%6zu %12" PRIu64 " %6.2f%% %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64
-                    " %7" PRIu64 " %8" PRIu64 " %8.3f\n",
+                    " %7" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %8.3f\n",
                     i, t.nodes, c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0,
                     t.steal_attempts, t.steals, t.nodes_stolen, t.deques_examined, t.shares,
-                    t.reclaims, t.idle_seconds);
+                    t.nodes_shared, t.reclaims, t.nodes_reclaimed, t.sleeps, t.idle_seconds);
       s << line;
     }
     s << "Steal success rate = " << fixed(100 * a.steal_success_rate, 2)
@@ -139,6 +142,14 @@ std::string render_text(const RunReport& r, int verbose) {
       << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
       << ", node share variance = " << a.share_variance
       << " (relative " << a.share_relative_variance << ")\n";
+  }
+  if (verbose > 0) {
+    const ReferenceFlags& ref = r.engine.reference;
+    if (ref.barrier_interval)
+      s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";
+    if (ref.poll_interval)
+      s << "-I " << *ref.poll_interval << " (work-request poll interval): not applicable to split deques\n";
+    if (ref.debug_level) s << "-x " << *ref.debug_level << " (debug level): not applicable, no debug output\n";
   }
   return s.str();
 }
@@ -162,7 +173,11 @@ std::string render_json(const RunReport& r) {
   s << ",\"engine\":{\"kind\":" << json_string(e.sequential ? "sequential" : "parallel")
     << ",\"threads\":" << thread_count(r) << ",\"steal\":" << json_string(to_string(e.steal))
     << ",\"victim\":" << json_string(to_string(e.victim)) << ",\"init\":" << json_string(to_string(e.init))
-    << "}";
+    << ",\"stealing\":" << (e.stealing ? "true" : "false") << ",\"sha1\":" << json_string(sha1::to_string(e.sha1));
+  auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
+  s << ",\"not_applicable\":{\"barrier_interval\":" << opt_int(e.reference.barrier_interval)
+    << ",\"poll_interval\":" << opt_int(e.reference.poll_interval)
+    << ",\"debug_level\":" << opt_int(e.reference.debug_level) << "}}";
   s << ",\"results\":{\"size\":" << c.nodes << ",\"depth\":" << c.max_depth << ",\"leaves\":" << c.leaves
     << ",\"checksum\":" << json_string(hex64(c.checksum)) << ",\"truncations\":" << res.truncations << "}";
   auto opt = [](const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
@@ -177,15 +192,17 @@ std::string render_json(const RunReport& r) {
     s << (i ? "," : "") << "{\"thread\":" << i << ",\"nodes\":" << th.nodes
       << ",\"steal_attempts\":" << th.steal_attempts << ",\"steals\":" << th.steals
       << ",\"nodes_stolen\":" << th.nodes_stolen << ",\"deques_examined\":" << th.deques_examined
-      << ",\"shares\":" << th.shares << ",\"reclaims\":" << th.reclaims
-      << ",\"idle_seconds\":" << num(th.idle_seconds) << "}";
+      << ",\"shares\":" << th.shares << ",\"nodes_shared\":" << th.nodes_shared
+      << ",\"reclaims\":" << th.reclaims << ",\"nodes_reclaimed\":" << th.nodes_reclaimed
+      << ",\"sleeps\":" << th.sleeps << ",\"idle_seconds\":" << num(th.idle_seconds) << "}";
   }
   s << "]";
   const Aggregates a = aggregate(res);
   s << ",\"aggregates\":{\"steal_attempts\":" << a.steal_attempts << ",\"steals\":" << a.steals
     << ",\"nodes_stolen\":" << a.nodes_stolen << ",\"deques_examined\":" << a.deques_examined
-    << ",\"shares\":" << a.shares << ",\"reclaims\":" << a.reclaims
-    << ",\"steal_success_rate\":" << num(a.steal_success_rate)
+    << ",\"shares\":" << a.shares << ",\"nodes_shared\":" << a.nodes_shared
+    << ",\"reclaims\":" << a.reclaims << ",\"nodes_reclaimed\":" << a.nodes_reclaimed
+    << ",\"sleeps\":" << a.sleeps << ",\"steal_success_rate\":" << num(a.steal_success_rate)
     << ",\"nodes_per_steal\":" << num(a.nodes_per_steal)
     << ",\"deques_examined_per_attempt\":" << num(a.deques_per_attempt)
     << ",\"deques_examined_per_steal\":" << num(a.deques_per_steal)
@@ -206,7 +223,8 @@ std::string render_json(const RunReport& r) {
 std::string csv_header() {
   return "uts_version,timestamp_utc,preset,tree,shape,b0,depth,q,m,shift,seed,granularity,rng,root_id,"
          "engine,threads,steal,victim,init,status,size,tree_depth,leaves,checksum,truncations,seconds,"
-         "nodes_per_sec,steal_attempts,steals,nodes_stolen,deques_examined,shares,reclaims,"
+         "nodes_per_sec,steal_attempts,steals,nodes_stolen,deques_examined,shares,reclaims,nodes_shared,"
+         "nodes_reclaimed,sleeps,stealing,sha1,"
          "steal_success_rate,nodes_per_steal,deques_examined_per_attempt,node_share_variance,"
          "node_share_relative_variance,idle_seconds,verified,openmp_runtime,hostname\n";
 }
@@ -226,7 +244,9 @@ std::string render_csv_row(const RunReport& r) {
     << "," << to_string(res.status) << "," << c.nodes << "," << c.max_depth << "," << c.leaves << ","
     << hex64(c.checksum) << "," << res.truncations << "," << num(res.seconds) << ","
     << num(nodes_per_sec(res)) << "," << a.steal_attempts << "," << a.steals << "," << a.nodes_stolen
-    << "," << a.deques_examined << "," << a.shares << "," << a.reclaims << ","
+    << "," << a.deques_examined << "," << a.shares << "," << a.reclaims << "," << a.nodes_shared << ","
+    << a.nodes_reclaimed << "," << a.sleeps << "," << (r.engine.stealing ? "true" : "false") << ","
+    << sha1::to_string(r.engine.sha1) << ","
     << num(a.steal_success_rate) << "," << num(a.nodes_per_steal) << "," << num(a.deques_per_attempt)
     << "," << num(a.share_variance) << "," << num(a.share_relative_variance) << ","
     << num(a.idle_seconds) << "," << (r.verified ? (*r.verified ? "true" : "false") : "") << ","

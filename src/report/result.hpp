@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "parallel/policy.hpp"
+#include "sha1/batch.hpp"
 #include "traversal/outcome.hpp"
 #include "tree/params.hpp"
 
@@ -18,8 +19,11 @@ struct ThreadStats {
   std::uint64_t steals = 0;           // successful claims
   std::uint64_t nodes_stolen = 0;     // nodes moved in by successful claims
   std::uint64_t deques_examined = 0;  // victim deques looked at while searching
-  std::uint64_t shares = 0;           // split moved toward the deep end on request
-  std::uint64_t reclaims = 0;         // split moved back toward the shallow end
+  std::uint64_t shares = 0;           // times this owner made private nodes shared
+  std::uint64_t nodes_shared = 0;     // nodes those shares made stealable
+  std::uint64_t reclaims = 0;         // times this owner took its own shared nodes back
+  std::uint64_t nodes_reclaimed = 0;  // nodes those reclaims took back
+  std::uint64_t sleeps = 0;           // times this thread slept (futex) while idle
   double idle_seconds = 0;            // time spent without work
 };
 
@@ -30,9 +34,20 @@ struct ExpectedResults {
   bool any() const { return size || depth || leaves; }
 };
 
+// The UTS reference's parallel flags that have no counterpart here: accepted
+// so its scripts run, and reported as not applicable (-v, JSON).
+struct ReferenceFlags {
+  std::optional<std::int64_t> barrier_interval;  // -i N
+  std::optional<std::int64_t> poll_interval;     // -I N
+  std::optional<std::int64_t> debug_level;       // -x N
+};
+
 struct EngineSettings {
   bool sequential = false;
   int threads = 1;
+  bool stealing = true;  // -s 0: every thread works only on what it starts with
+  sha1::Path sha1 = sha1::Path::automatic;  // --sha1; resolved for this CPU before the run
+  ReferenceFlags reference;
   StealPolicy steal;
   VictimOrder victim = VictimOrder::random;
   InitSpread init = InitSpread::root;
@@ -49,7 +64,7 @@ struct RunResult {
 // Aggregates over the per-thread statistics (spec section 4).
 struct Aggregates {
   std::uint64_t steal_attempts = 0, steals = 0, nodes_stolen = 0, deques_examined = 0;
-  std::uint64_t shares = 0, reclaims = 0;
+  std::uint64_t shares = 0, reclaims = 0, nodes_shared = 0, nodes_reclaimed = 0, sleeps = 0;
   double steal_success_rate = 0;       // steals / attempts
   double nodes_per_steal = 0;          // nodes_stolen / steals
   double deques_per_attempt = 0;       // deques_examined / steal_attempts (0 if none)

@@ -25,29 +25,37 @@ struct Counts {
 };
 
 // Records a freshly generated node; returns true when it must be expanded
-// later (it has children). Leaves are finished here and never stored: the
-// deepest node of a finished tree is always a leaf, so depth is tracked here too.
+// later (it has children). Leaves are finished here and never stored. Depth
+// counts every node visited, not only leaves, so a run stopped early
+// (SIGINT, --max-nodes) reports the depth it reached.
 inline bool visit(const Node& node, Counts& counts) {
   ++counts.nodes;
   counts.checksum += checksum_term(node.id);
+  if (node.height > counts.max_depth) counts.max_depth = node.height;
   if (node.children != 0) return true;
   ++counts.leaves;
-  if (node.height > counts.max_depth) counts.max_depth = node.height;
   return false;
 }
 
 // Generate children [first, last) of `parent`, visiting each and handing the
-// ones with children to `keep`.
+// ones with children to `keep`. Ids are hashed a batch at a time, so the
+// hashes of siblings overlap (sha1/batch.hpp).
 template <class Keep>
-inline void expand_range(const Tree& tree, const Node& parent, std::uint32_t first,
-                         std::uint32_t last, Counts& counts, Keep&& keep) {
+inline void expand_range(const Tree& tree, const Node& parent, std::uint32_t first, std::uint32_t last,
+                         Counts& counts, Keep&& keep) {
+  constexpr std::uint32_t kBatch = 16;
+  sha1::Words ids[kBatch];
   const std::uint32_t height = parent.height + 1;
-  for (std::uint32_t i = first; i < last; ++i) {
-    Node child;
-    child.id = tree.child_id(parent.id, i);
-    child.height = height;
-    child.children = static_cast<std::uint32_t>(tree.num_children(child.id[4], height));
-    if (visit(child, counts)) keep(child);
+  for (std::uint32_t i = first; i < last; i += kBatch) {
+    const std::uint32_t n = last - i < kBatch ? last - i : kBatch;
+    tree.child_ids(parent.id, i, n, ids);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      Node child;
+      child.id = ids[j];
+      child.height = height;
+      child.children = static_cast<std::uint32_t>(tree.num_children(child.id[4], height));
+      if (visit(child, counts)) keep(child);
+    }
   }
 }
 

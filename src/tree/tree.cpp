@@ -10,7 +10,8 @@ constexpr std::size_t kMaxTableHeights = 1u << 20;
 constexpr std::size_t kMaxThresholdHeights = 4096;
 }
 
-Tree::Tree(const TreeParams& params) : params_(params) {
+Tree::Tree(const TreeParams& params, sha1::Path path)
+    : params_(params), path_(sha1::resolve(path).value_or(sha1::Path::cryptopp)) {
   const double b0 = params_.b0;
   // The binomial root takes floor(b0) children, capped at ceil(b0) (never binding).
   binomial_root_children_ = static_cast<int>(std::min(std::floor(b0), std::ceil(b0)));

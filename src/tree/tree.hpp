@@ -9,6 +9,7 @@
 
 #include "tree/node.hpp"
 #include "tree/params.hpp"
+#include "sha1/batch.hpp"
 
 namespace uts {
 
@@ -16,9 +17,12 @@ inline constexpr int kMaxChildren = kMaxChildrenCap;
 
 class Tree {
  public:
-  explicit Tree(const TreeParams& params);
+  // `path` picks how child ids are hashed (sha1/batch.hpp); it must already
+  // be resolved for this CPU (automatic means: the best path this CPU has).
+  explicit Tree(const TreeParams& params, sha1::Path path = sha1::Path::automatic);
 
   const TreeParams& params() const { return params_; }
+  sha1::Path sha1_path() const { return path_; }
 
   Node root() const;
 
@@ -40,9 +44,15 @@ class Tree {
   }
 
   sha1::Words child_id(const sha1::Words& parent, std::uint32_t index) const {
-    sha1::Words id = sha1::child_id(parent, index);
-    for (int g = 1; g < params_.granularity; ++g) id = sha1::child_id(parent, index);
+    sha1::Words id;
+    child_ids(parent, index, 1, &id);
     return id;
+  }
+
+  // ids of children first .. first+count-1, hashed side by side where the
+  // path allows. -g G computes each batch G times (same ids, G times the cost).
+  void child_ids(const sha1::Words& parent, std::uint32_t first, std::uint32_t count, sha1::Words* out) const {
+    for (int g = 0; g < params_.granularity; ++g) sha1::child_ids(path_, parent, first, count, out);
   }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
@@ -114,6 +124,7 @@ class Tree {
   };
 
   TreeParams params_;
+  sha1::Path path_;
   int binomial_root_children_ = 0;
   int balanced_children_ = 0;
   std::uint32_t hybrid_geometric_below_ = 0;
