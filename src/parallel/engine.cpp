@@ -109,8 +109,7 @@ class ThreadRun {
     const std::uint32_t base = k / p, extra = k % p;
     const std::uint32_t first = t * base + (t < extra ? t : extra);
     const std::uint32_t count = base + (t < extra ? 1 : 0);
-    expand_range(sh_.tree, root, first, first + count, self_.counts,
-                 [&](const Node& child) { self_.deque.push(child); });
+    expand_range(sh_.tree, root, first, first + count, self_.counts, self_.deque);
   }
 
   void run() {
@@ -130,8 +129,14 @@ class ThreadRun {
   void work() {
     Node node;
     SplitDeque& deque = self_.deque;
-    while (deque.pop(node)) {
-      expand(sh_.tree, node, self_.counts, [&](const Node& child) { deque.push(child); });
+    for (;;) {
+      if (!deque.pop(node)) {
+        // Children still queued are this thread's work: hash them (pushing
+        // their children) before the deque may be called empty.
+        if (expander_.flush(sh_.tree, self_.counts, deque)) continue;
+        return;
+      }
+      expander_.add(sh_.tree, node, self_.counts, deque);
       if (deque.share_requested()) deque.share();
       if ((++polls_ & kPollMask) == 0 && poll()) return;
     }
@@ -251,6 +256,7 @@ class ThreadRun {
   VictimSelector victims_;
   unsigned polls_ = 0;
   unsigned last_wake_poll_ = 0;
+  Expander expander_;
   std::vector<std::uint64_t> scan_;  // termination detection scratch
 };
 

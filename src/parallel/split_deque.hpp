@@ -111,6 +111,13 @@ class SplitDeque {
     ++bottom_;
   }
 
+  // The sink interface of expand(): room for n pushes, then push_if.
+  void reserve(std::uint32_t n) { ensure_room(n); }
+  void push_if(const Node& node, bool keep) {
+    store_slot(ring_, bottom_, node);  // inside the room reserve() made
+    bottom_ += keep ? 1 : 0;
+  }
+
   // Deepest private node; reclaims the shared part when the private part is
   // empty. false: the deque is empty, for certain (point 5).
   bool pop(Node& out) {

@@ -14,6 +14,10 @@ void child_ids_cryptopp(const Words& parent, std::uint32_t first, std::uint32_t 
   for (std::uint32_t i = 0; i < count; ++i) out[i] = child_id(parent, first + i);
 }
 
+void child_ids_cryptopp(const ChildJob* jobs, int count, Words* out) {
+  for (int i = 0; i < count; ++i) out[i] = child_id(jobs[i].parent, jobs[i].index);
+}
+
 #if defined(UTS_HAVE_SHANI_KERNEL)
 
 bool cpu_has_shani() {
@@ -32,25 +36,25 @@ namespace {
 
 #define UTS_SHANI __attribute__((target("sha,sse4.1,ssse3")))
 
-// L children of one parent, interleaved. The message of child i is the
-// parent's five state words, the index, the 0x80 terminator, zeros and the
-// bit length 192, as four 4-word groups with word 0 in the top lane (the
-// order SHA-NI consumes). Every step below is written once and applied to all
-// lanes, so the compiler schedules independent lanes side by side.
+// L children hashed side by side; lane l is child idx[l] of *parents[l]. The
+// message of a child is its parent's five state words, the index, the 0x80
+// terminator, zeros and the bit length 192, as four 4-word groups with word 0
+// in the top lane (the order SHA-NI consumes), built in registers. Every
+// step below is written once and applied to all lanes, so the compiler
+// schedules independent lanes side by side.
 template <int L>
-UTS_SHANI inline void hash_lanes(const Words& parent, std::uint32_t first, Words* out) {
+UTS_SHANI inline void hash_core(const Words* const* parents, const std::uint32_t* idx, Words* out) {
   const __m128i iv_abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xEFCDAB89u), static_cast<int>(0x98BADCFEu),
                                         0x10325476);
   const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
-  const __m128i w0 = _mm_set_epi32(static_cast<int>(parent[0]), static_cast<int>(parent[1]),
-                                   static_cast<int>(parent[2]), static_cast<int>(parent[3]));
   const __m128i w3 = _mm_set_epi32(0, 0, 0, 192);
   __m128i m0[L], m1[L], m2[L], m3[L], abcd[L], prev[L], e[L];
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
-    m0[l] = w0;
-    m1[l] = _mm_set_epi32(static_cast<int>(parent[4]), static_cast<int>(first + static_cast<std::uint32_t>(l)),
-                          static_cast<int>(0x80000000u), 0);
+    const Words& parent = *parents[l];
+    m0[l] = _mm_set_epi32(static_cast<int>(parent[0]), static_cast<int>(parent[1]), static_cast<int>(parent[2]),
+                          static_cast<int>(parent[3]));
+    m1[l] = _mm_set_epi32(static_cast<int>(parent[4]), static_cast<int>(idx[l]), static_cast<int>(0x80000000u), 0);
     m2[l] = _mm_setzero_si128();
     m3[l] = w3;
     abcd[l] = iv_abcd;
@@ -107,7 +111,42 @@ UTS_SHANI inline void hash_lanes(const Words& parent, std::uint32_t first, Words
   }
 }
 
+// L consecutive children of one parent.
+template <int L>
+UTS_SHANI inline void hash_lanes(const Words& parent, std::uint32_t first, Words* out) {
+  const Words* parents[L];
+  std::uint32_t idx[L];
+  for (int l = 0; l < L; ++l) {
+    parents[l] = &parent;
+    idx[l] = first + static_cast<std::uint32_t>(l);
+  }
+  hash_core<L>(parents, idx, out);
+}
+
+template <int L>
+UTS_SHANI inline void hash_jobs(const ChildJob* jobs, Words* out) {
+  const Words* parents[L];
+  std::uint32_t idx[L];
+  for (int l = 0; l < L; ++l) {
+    parents[l] = &jobs[l].parent;
+    idx[l] = jobs[l].index;
+  }
+  hash_core<L>(parents, idx, out);
+}
+
 }  // namespace
+
+void child_ids_shani(const ChildJob* jobs, int count, Words* out) {
+  switch (count) {
+    case 6: hash_jobs<6>(jobs, out); break;
+    case 5: hash_jobs<5>(jobs, out); break;
+    case 4: hash_jobs<4>(jobs, out); break;
+    case 3: hash_jobs<3>(jobs, out); break;
+    case 2: hash_jobs<2>(jobs, out); break;
+    case 1: hash_jobs<1>(jobs, out); break;
+    default: break;
+  }
+}
 
 // Up to six children in one interleaved call; more in calls of four, the
 // last call taking the 3 to 6 that remain (a lone lane is latency-bound).
@@ -142,6 +181,8 @@ void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, 
 }
 
 #else  // no x86: the SHA-NI path does not exist in this build
+
+void child_ids_shani(const ChildJob* jobs, int count, Words* out) { child_ids_cryptopp(jobs, count, out); }
 
 bool cpu_has_shani() { return false; }
 void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {

@@ -41,4 +41,18 @@ inline void child_ids(Path path, const Words& parent, std::uint32_t first, std::
   else child_ids_cryptopp(parent, first, count, out);
 }
 
+// One child to hash: child `index` of the node whose id is `parent`. Jobs let
+// the children of several nodes share one interleaved call.
+struct ChildJob {
+  Words parent;
+  std::uint32_t index;
+};
+void child_ids_cryptopp(const ChildJob* jobs, int count, Words* out);
+// count = 1 .. kMaxLanes.
+void child_ids_shani(const ChildJob* jobs, int count, Words* out);
+inline void child_ids(Path path, const ChildJob* jobs, int count, Words* out) {
+  if (path == Path::shani) child_ids_shani(jobs, count, out);
+  else child_ids_cryptopp(jobs, count, out);
+}
+
 }  // namespace uts::sha1

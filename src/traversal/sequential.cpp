@@ -1,5 +1,6 @@
 #include "traversal/sequential.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -8,21 +9,50 @@
 
 namespace uts {
 
+namespace {
+
+// The depth-first stack, as a sink for expand().
+class NodeStack {
+ public:
+  void reserve(std::uint32_t n) {
+    if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 4096));
+  }
+  void push_if(const Node& node, bool keep) {
+    nodes_[size_] = node;
+    size_ += keep ? 1 : 0;
+  }
+  bool pop(Node& out) {
+    if (size_ == 0) return false;
+    out = nodes_[--size_];
+    return true;
+  }
+
+ private:
+  std::vector<Node> nodes_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
 RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
   constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
   RunResult out;
   const auto start = std::chrono::steady_clock::now();
 
-  std::vector<Node> stack;
-  stack.reserve(4096);
+  NodeStack stack;
   const Node root = tree.root();
-  if (visit(root, out.counts)) stack.push_back(root);
+  stack.reserve(1);
+  stack.push_if(root, visit(root, out.counts));
 
   unsigned polls = 0;
-  while (!stack.empty()) {
-    const Node node = stack.back();
-    stack.pop_back();
-    expand(tree, node, out.counts, [&](const Node& child) { stack.push_back(child); });
+  Node node;
+  Expander expander;
+  for (;;) {
+    if (!stack.pop(node)) {
+      if (expander.flush(tree, out.counts, stack)) continue;
+      break;
+    }
+    expander.add(tree, node, out.counts, stack);
     if ((++polls & kPollMask) == 0) {
       if (progress) progress->publish(0, out.counts.nodes);
       if (interrupt::requested()) {

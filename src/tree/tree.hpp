@@ -2,6 +2,7 @@
 // and the number of children of a node from its id and height.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -54,6 +55,10 @@ class Tree {
   void child_ids(const sha1::Words& parent, std::uint32_t first, std::uint32_t count, sha1::Words* out) const {
     for (int g = 0; g < params_.granularity; ++g) sha1::child_ids(path_, parent, first, count, out);
   }
+  // The same for jobs that may come from different parents (count <= sha1::kMaxLanes).
+  void child_ids(const sha1::ChildJob* jobs, int count, sha1::Words* out) const {
+    for (int g = 0; g < params_.granularity; ++g) sha1::child_ids(path_, jobs, count, out);
+  }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
   int num_children_exact(std::uint32_t id_word4, std::uint32_t height) const {
@@ -97,10 +102,17 @@ class Tree {
     if (height >= thresholds_.size()) return geometric_children_exact(x, height);
     const HeightThresholds& t = thresholds_[height];
     const std::uint64_t v = params_.rng == RngConvention::uts ? (x & 0x7FFFFFFFu) : x;
+    // Count thresholds <= v eight at a time without a branch per threshold
+    // (the count is random, so a branch per step would mispredict once per
+    // node); past `count` the table holds UINT64_MAX, which ends the scan.
     int n = 0;
-    while (n < t.count && v >= t.first_v[n]) ++n;
-    if ((n > 0 && v - t.first_v[n - 1] < kThresholdMargin) ||
-        (n < t.count && t.first_v[n] - v <= kThresholdMargin))
+    for (const std::uint64_t* f = t.first_v;; f += 8) {
+      int c = 0;
+      for (int k = 0; k < 8; ++k) c += v >= f[k] ? 1 : 0;
+      n += c;
+      if (c < 8) break;
+    }
+    if ((n > 0 && v - t.first_v[n - 1] < kThresholdMargin) || t.first_v[n] - v <= kThresholdMargin)
       return geometric_children_exact(x, height);
     if (n > kMaxChildren) return note_truncation(kMaxChildren);
     return n;
@@ -120,7 +132,11 @@ class Tree {
   static constexpr std::uint64_t kThresholdMargin = 8;
   struct HeightThresholds {
     int count = 0;                                    // thresholds that exist (<= 101)
-    std::uint64_t first_v[kMaxChildren + 1] = {};     // first_v[k-1]: first v with n >= k
+    // first_v[k-1]: first v with n >= k; UINT64_MAX from index `count` on
+    // (a multiple of 8 entries, so the eight-wide scan never reads past it).
+    static constexpr int kEntries = (kMaxChildren + 1 + 7) / 8 * 8;
+    std::uint64_t first_v[kEntries];
+    HeightThresholds() { std::fill(first_v, first_v + kEntries, ~std::uint64_t{0}); }
   };
 
   TreeParams params_;
