@@ -173,32 +173,34 @@ class SplitDeque {
                       BeforeClaim&& before_claim = NoHook{});
 
  private:
-  // A node in a slot: eight 32-bit words (seven used), each accessed
-  // atomically (point 1). Word-sized like Node's own fields, so a node
-  // written here and read back soon after forwards from the store buffer.
+  // A node in a slot: four 64-bit words, each accessed atomically (point 1),
+  // packed from Node's 32-bit fields in registers (never through memory, so
+  // a node written and soon read back forwards from the store buffer).
   struct Slot {
-    std::uint32_t w[8];
+    std::uint64_t w[4];
   };
-  static constexpr int kNodeWords = 7;
-  static_assert(sizeof(Node) == kNodeWords * sizeof(std::uint32_t));
+  static_assert(sizeof(Node) == 7 * sizeof(std::uint32_t));
   struct Ring {
     std::uint32_t mask;
     Slot* slots;
   };
 
+  static std::uint64_t pair(std::uint32_t lo, std::uint32_t hi) { return std::uint64_t{hi} << 32 | lo; }
   static void store_slot(const Ring* ring, std::uint32_t position, const Node& node) {
-    std::uint32_t* dst = ring->slots[position & ring->mask].w;
-    const std::uint32_t words[kNodeWords] = {node.id[0], node.id[1], node.id[2], node.id[3],
-                                             node.id[4], node.height, node.children};
+    std::uint64_t* dst = ring->slots[position & ring->mask].w;
+    const std::uint64_t words[4] = {pair(node.id[0], node.id[1]), pair(node.id[2], node.id[3]),
+                                    pair(node.id[4], node.height), node.children};
     // relaxed: ordering comes from the word's CAS and the ring pointer (point 3).
-    for (int i = 0; i < kNodeWords; ++i) std::atomic_ref<std::uint32_t>(dst[i]).store(words[i], std::memory_order_relaxed);
+    for (int i = 0; i < 4; ++i) std::atomic_ref<std::uint64_t>(dst[i]).store(words[i], std::memory_order_relaxed);
   }
   static Node load_slot(const Ring* ring, std::uint32_t position) {
-    std::uint32_t* src = ring->slots[position & ring->mask].w;
-    std::uint32_t w[kNodeWords];
+    std::uint64_t* src = ring->slots[position & ring->mask].w;
+    std::uint64_t w[4];
     // relaxed: a thief keeps the value only if its CAS then succeeds (point 2).
-    for (int i = 0; i < kNodeWords; ++i) w[i] = std::atomic_ref<std::uint32_t>(src[i]).load(std::memory_order_relaxed);
-    return Node{{w[0], w[1], w[2], w[3], w[4]}, w[5], w[6]};
+    for (int i = 0; i < 4; ++i) w[i] = std::atomic_ref<std::uint64_t>(src[i]).load(std::memory_order_relaxed);
+    auto lo = [](std::uint64_t x) { return static_cast<std::uint32_t>(x); };
+    auto hi = [](std::uint64_t x) { return static_cast<std::uint32_t>(x >> 32); };
+    return Node{{lo(w[0]), hi(w[0]), lo(w[1]), hi(w[1]), lo(w[2])}, hi(w[2]), lo(w[3])};
   }
 
   static std::uint32_t top_of(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }
