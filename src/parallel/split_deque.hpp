@@ -114,8 +114,10 @@ class SplitDeque {
   // The sink interface of expand(): room for n pushes, then push_if.
   void reserve(std::uint32_t n) { ensure_room(n); }
   void push_if(const Node& node, bool keep) {
-    store_slot(ring_, bottom_, node);  // inside the room reserve() made
-    bottom_ += keep ? 1 : 0;
+    if (keep) {  // inside the room reserve() made
+      store_slot(ring_, bottom_, node);
+      ++bottom_;
+    }
   }
 
   // Deepest private node; reclaims the shared part when the private part is
@@ -123,7 +125,7 @@ class SplitDeque {
   bool pop(Node& out) {
     if (bottom_ != split_) {
       --bottom_;
-      out = load_slot(ring_, bottom_);
+      out = load_own_slot(ring_, bottom_);
       return true;
     }
     return reclaim_and_pop(out);
@@ -193,14 +195,26 @@ class SplitDeque {
     // relaxed: ordering comes from the word's CAS and the ring pointer (point 3).
     for (int i = 0; i < 4; ++i) std::atomic_ref<std::uint64_t>(dst[i]).store(words[i], std::memory_order_relaxed);
   }
+  static Node unpack(const std::uint64_t (&w)[4]) {
+    auto lo = [](std::uint64_t x) { return static_cast<std::uint32_t>(x); };
+    auto hi = [](std::uint64_t x) { return static_cast<std::uint32_t>(x >> 32); };
+    return Node{{lo(w[0]), hi(w[0]), lo(w[1]), hi(w[1]), lo(w[2])}, hi(w[2]), lo(w[3])};
+  }
+  // A thief's read: it may race an owner's write to the same slot (a stale,
+  // doomed attempt), so it is atomic.
   static Node load_slot(const Ring* ring, std::uint32_t position) {
     std::uint64_t* src = ring->slots[position & ring->mask].w;
     std::uint64_t w[4];
     // relaxed: a thief keeps the value only if its CAS then succeeds (point 2).
     for (int i = 0; i < 4; ++i) w[i] = std::atomic_ref<std::uint64_t>(src[i]).load(std::memory_order_relaxed);
-    auto lo = [](std::uint64_t x) { return static_cast<std::uint32_t>(x); };
-    auto hi = [](std::uint64_t x) { return static_cast<std::uint32_t>(x >> 32); };
-    return Node{{lo(w[0]), hi(w[0]), lo(w[1]), hi(w[1]), lo(w[2])}, hi(w[2]), lo(w[3])};
+    return unpack(w);
+  }
+  // The owner's read of its own ring: only the owner writes slots, so this
+  // read can meet other reads but never a write; a plain load is race-free.
+  static Node load_own_slot(const Ring* ring, std::uint32_t position) {
+    const std::uint64_t* src = ring->slots[position & ring->mask].w;
+    const std::uint64_t w[4] = {src[0], src[1], src[2], src[3]};
+    return unpack(w);
   }
 
   static std::uint32_t top_of(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }

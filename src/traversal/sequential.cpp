@@ -18,8 +18,7 @@ class NodeStack {
     if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 4096));
   }
   void push_if(const Node& node, bool keep) {
-    nodes_[size_] = node;
-    size_ += keep ? 1 : 0;
+    if (keep) nodes_[size_++] = node;
   }
   bool pop(Node& out) {
     if (size_ == 0) return false;

@@ -40,8 +40,8 @@ inline bool visit(const Node& node, Counts& counts) {
 
 // Where expansion puts the children that have children of their own:
 //   reserve(n)          room for n more nodes
-//   push_if(node, keep) store node on top; keep it only if `keep` (written
-//                       either way, so the caller need not branch on it)
+//   push_if(node, keep) push node if `keep` (measured: a branch beats an
+//                       unconditional store here, for the stack and the deque)
 // Generate children [first, last) of `parent`, visiting each and keeping the
 // ones with children. Ids are hashed a batch at a time, so the hashes of
 // siblings overlap (sha1/batch.hpp).
