@@ -21,6 +21,13 @@ Tree::Tree(const TreeParams& params, sha1::Path path)
   hybrid_geometric_below_ =
       boundary <= 0 ? 0u : static_cast<std::uint32_t>(std::min(std::ceil(boundary), 4.0e9));
 
+  variate_mask_ = params_.rng == RngConvention::uts ? 0x7FFFFFFFu : 0xFFFFFFFFu;
+  {
+    const double scale = params_.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
+    const double limit = std::ceil(params_.q * scale);  // exact: q * 2^s only moves the exponent
+    binomial_below_ = !(limit > 0) ? 0 : limit >= 8589934592.0 ? (std::uint64_t{1} << 33)
+                                                                : static_cast<std::uint64_t>(limit);
+  }
   if (params_.type == TreeType::geometric || params_.type == TreeType::hybrid) {
     // Heights past these bounds have b_h = 0 (fixed, linear, cyclic) and are
     // computed on demand; expdec tails off and is also computed on demand.
@@ -30,6 +37,7 @@ Tree::Tree(const TreeParams& params, sha1::Path path)
     for (std::size_t h = 0; h < heights; ++h)
       log_one_minus_p_[h] = log_one_minus_p(static_cast<std::uint32_t>(h));
     build_thresholds();
+    threshold_heights_ = static_cast<std::uint32_t>(thresholds_.size());
   }
 }
 

@@ -81,7 +81,9 @@ class Tree {
   std::uint64_t truncations() const { return truncations_.value.load(std::memory_order_relaxed); }
 
  private:
-  int binomial_children(std::uint32_t x) const { return variate(x) < params_.q ? params_.m : 0; }
+  // u < q with u = v / 2^s exactly (a power-of-two scale), so for an integer
+  // v: u < q  <=>  v < ceil(q * 2^s), an integer compare (built in the constructor).
+  int binomial_children(std::uint32_t x) const { return (x & variate_mask_) < binomial_below_ ? params_.m : 0; }
 
   // The reference's formula, evaluated as written.
   int geometric_children_exact(std::uint32_t x, std::uint32_t height) const {
@@ -99,9 +101,9 @@ class Tree {
   // within kThresholdMargin of a threshold take the exact path, so rounding
   // in log cannot make the two disagree.
   int geometric_children(std::uint32_t x, std::uint32_t height) const {
-    if (height >= thresholds_.size()) return geometric_children_exact(x, height);
+    if (height >= threshold_heights_) return geometric_children_exact(x, height);
     const HeightThresholds& t = thresholds_[height];
-    const std::uint64_t v = params_.rng == RngConvention::uts ? (x & 0x7FFFFFFFu) : x;
+    const std::uint64_t v = x & variate_mask_;
     // Count thresholds <= v eight at a time without a branch per threshold
     // (the count is random, so a branch per step would mispredict once per
     // node); past `count` the table holds UINT64_MAX, which ends the scan.
@@ -146,6 +148,9 @@ class Tree {
   std::uint32_t hybrid_geometric_below_ = 0;
   std::vector<double> log_one_minus_p_;  // per height, for the heights a tree can reach
   std::vector<HeightThresholds> thresholds_;  // per height, the low heights only
+  std::uint32_t threshold_heights_ = 0;        // thresholds_.size()
+  std::uint32_t variate_mask_ = 0xFFFFFFFFu;   // the bits of x that make the variate's numerator
+  std::uint64_t binomial_below_ = 0;           // numerators below it have m children
   struct alignas(64) PaddedCounter {
     mutable std::atomic<std::uint64_t> value{0};
   };
