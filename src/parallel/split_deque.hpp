@@ -24,8 +24,10 @@
 //
 // 1. The owner's private part [split, bottom) is touched only by the owner.
 //    Thieves may *read* any slot speculatively, but keep what they read only
-//    if their CAS succeeds. Slot words are accessed through relaxed atomics,
-//    so a speculative read racing an owner write is a stale value, not UB.
+//    if their CAS succeeds. Every slot write and every thief's read is a
+//    relaxed atomic, so a speculative read racing an owner write is a stale
+//    value, not UB. Only an owner writes its slots, so its own reads meet no
+//    concurrent write and are plain loads.
 // 2. Steal = copy, then claim. A thief loads word w = (t, s), checks that the
 //    ring it announced (point 4) is still the current one, copies slots
 //    [t, t+k) into its own deque above its bottom (not yet visible to anyone),
