@@ -38,6 +38,7 @@ Tree::Tree(const TreeParams& params, sha1::Path path)
       log_one_minus_p_[h] = log_one_minus_p(static_cast<std::uint32_t>(h));
     build_thresholds();
     threshold_heights_ = static_cast<std::uint32_t>(thresholds_.size());
+    build_buckets();
   }
 }
 
@@ -71,6 +72,29 @@ void Tree::build_thresholds() {
       t.first_v[k - 1] = lo;
       t.count = k;
       previous = lo;
+    }
+  }
+}
+
+void Tree::build_buckets() {
+  const int range_bits = params_.rng == RngConvention::uts ? 31 : 32;
+  bucket_shift_ = range_bits - kBucketBits;
+  const std::uint64_t width = std::uint64_t{1} << bucket_shift_;
+  const std::size_t per_height = std::size_t{1} << kBucketBits;
+  bucket_heights_ = std::min<std::uint32_t>(threshold_heights_, kMaxBucketHeights);
+  buckets_.assign(bucket_heights_ * per_height, kAmbiguous);
+  for (std::uint32_t h = 0; h < bucket_heights_; ++h) {
+    const HeightThresholds& t = thresholds_[h];
+    int n = 0;  // thresholds <= the bucket's first numerator
+    for (std::size_t b = 0; b < per_height; ++b) {
+      const std::uint64_t lo = b * width, hi = lo + width - 1;
+      while (n < t.count && t.first_v[n] <= lo) ++n;
+      // Clean: no threshold within the margin (plus one) of [lo, hi], so the
+      // scan would give n for every numerator here without the exact path.
+      const bool below_clear = n == 0 || t.first_v[n - 1] + kThresholdMargin + 1 < lo;
+      const bool above_clear = n == t.count || t.first_v[n] > hi + kThresholdMargin + 1;
+      if (below_clear && above_clear && n <= kMaxChildren)
+        buckets_[(std::size_t{h} << kBucketBits) + b] = static_cast<std::uint8_t>(n);
     }
   }
 }

@@ -101,9 +101,14 @@ class Tree {
   // within kThresholdMargin of a threshold take the exact path, so rounding
   // in log cannot make the two disagree.
   int geometric_children(std::uint32_t x, std::uint32_t height) const {
+    const std::uint64_t v = x & variate_mask_;
+    // Most numerators fall in a bucket no threshold comes near: one load.
+    if (height < bucket_heights_) {
+      const std::uint8_t n = buckets_[(std::size_t{height} << kBucketBits) + (v >> bucket_shift_)];
+      if (n != kAmbiguous) return n;
+    }
     if (height >= threshold_heights_) return geometric_children_exact(x, height);
     const HeightThresholds& t = thresholds_[height];
-    const std::uint64_t v = x & variate_mask_;
     // Count thresholds <= v eight at a time without a branch per threshold
     // (the count is random, so a branch per step would mispredict once per
     // node); past `count` the table holds UINT64_MAX, which ends the scan.
@@ -130,6 +135,7 @@ class Tree {
   // The exact formula's uncapped count for variate numerator v at a height.
   double exact_count(std::uint64_t v, double log_1mp) const;
   void build_thresholds();
+  void build_buckets();
 
   static constexpr std::uint64_t kThresholdMargin = 8;
   struct HeightThresholds {
@@ -149,6 +155,16 @@ class Tree {
   std::vector<double> log_one_minus_p_;  // per height, for the heights a tree can reach
   std::vector<HeightThresholds> thresholds_;  // per height, the low heights only
   std::uint32_t threshold_heights_ = 0;        // thresholds_.size()
+  // Per height, the numerator range cut into 2^kBucketBits buckets: the count
+  // every numerator of the bucket gets when no threshold lies within the
+  // margin of it, else kAmbiguous (then the scan above decides). Built from
+  // thresholds_, so it cannot disagree with it.
+  static constexpr int kBucketBits = 9;
+  static constexpr std::uint8_t kAmbiguous = 0xFF;
+  static constexpr std::uint32_t kMaxBucketHeights = 512;
+  std::vector<std::uint8_t> buckets_;
+  std::uint32_t bucket_heights_ = 0;
+  int bucket_shift_ = 0;
   std::uint32_t variate_mask_ = 0xFFFFFFFFu;   // the bits of x that make the variate's numerator
   std::uint64_t binomial_below_ = 0;           // numerators below it have m children
   struct alignas(64) PaddedCounter {
