@@ -111,18 +111,6 @@ UTS_SHANI inline void hash_core(const Words* const* parents, const std::uint32_t
   }
 }
 
-// L consecutive children of one parent.
-template <int L>
-UTS_SHANI inline void hash_lanes(const Words& parent, std::uint32_t first, Words* out) {
-  const Words* parents[L];
-  std::uint32_t idx[L];
-  for (int l = 0; l < L; ++l) {
-    parents[l] = &parent;
-    idx[l] = first + static_cast<std::uint32_t>(l);
-  }
-  hash_core<L>(parents, idx, out);
-}
-
 template <int L>
 UTS_SHANI inline void hash_jobs(const ChildJob* jobs, Words* out) {
   const Words* parents[L];
@@ -148,51 +136,32 @@ void child_ids_shani(const ChildJob* jobs, int count, Words* out) {
   }
 }
 
-// Up to six children in one interleaved call; more in calls of four, the
-// last call taking the 3 to 6 that remain (a lone lane is latency-bound).
-void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  while (count > 6) {
-    hash_lanes<4>(parent, first, out);
-    first += 4;
-    out += 4;
-    count -= 4;
-  }
-  switch (count) {
-    case 6: hash_lanes<6>(parent, first, out); break;
-    case 5: hash_lanes<5>(parent, first, out); break;
-    case 4: hash_lanes<4>(parent, first, out); break;
-    case 3: hash_lanes<3>(parent, first, out); break;
-    case 2: hash_lanes<2>(parent, first, out); break;
-    case 1: hash_lanes<1>(parent, first, out); break;
-    default: break;
-  }
-}
-
-void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
-  switch (lanes) {
-    case 1: hash_lanes<1>(parent, first, out); break;
-    case 2: hash_lanes<2>(parent, first, out); break;
-    case 3: hash_lanes<3>(parent, first, out); break;
-    case 4: hash_lanes<4>(parent, first, out); break;
-    case 5: hash_lanes<5>(parent, first, out); break;
-    case 6: hash_lanes<6>(parent, first, out); break;
-    default: break;
-  }
-}
-
 #else  // no x86: the SHA-NI path does not exist in this build
 
 void child_ids_shani(const ChildJob* jobs, int count, Words* out) { child_ids_cryptopp(jobs, count, out); }
 
 bool cpu_has_shani() { return false; }
-void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  child_ids_cryptopp(parent, first, count, out);
-}
-void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
-  child_ids_cryptopp(parent, first, static_cast<std::uint32_t>(lanes), out);
-}
 
 #endif
+
+// Consecutive children of one parent as jobs: up to six per interleaved
+// call; more in calls of four, the last call taking the 3 to 6 that remain
+// (a lone lane is latency-bound).
+void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
+  ChildJob jobs[kMaxLanes];
+  while (count > 0) {
+    const std::uint32_t n = count > 6 ? 4 : count;
+    for (std::uint32_t i = 0; i < n; ++i) jobs[i] = {parent, first + i};
+    child_ids_shani(jobs, static_cast<int>(n), out);
+    first += n;
+    out += n;
+    count -= n;
+  }
+}
+
+void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
+  child_ids_shani(parent, first, static_cast<std::uint32_t>(lanes), out);
+}
 
 std::optional<Path> resolve(Path requested) {
   switch (requested) {

@@ -32,7 +32,7 @@ void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t cou
 
 // The SHA-NI kernel with a fixed number of interleaved lanes (1..kMaxLanes),
 // for tests and the lane-count benchmark: hashes `lanes` children starting at
-// index `first`.
+// index `first` in one call.
 inline constexpr int kMaxLanes = 6;
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out);
 
