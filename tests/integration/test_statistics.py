@@ -73,6 +73,18 @@ def main():
                 "chain 2 threads: exact per-thread split")
     tally.check(rec["aggregates"]["sleeps"] > 0, "chain 2 threads: the idle thread slept",
                 "sleeps=%d" % rec["aggregates"]["sleeps"])
+    # One thread does nearly everything: it has nodes, the other idle time,
+    # and the share of nodes per thread is far from even.
+    idle = sorted(t["idle_seconds"] for t in rec["threads"])
+    tally.check(idle[1] > 0.5 * rec["timing"]["seconds"] and
+                abs(rec["aggregates"]["idle_seconds"] - sum(idle)) < 1e-9,
+                "chain 2 threads: idle seconds counted, and summed in the aggregate",
+                "idle=%s seconds=%s" % (idle, rec["timing"]["seconds"]))
+    tally.check(rec["aggregates"]["node_share_variance"] > 0.2 and
+                abs(rec["aggregates"]["node_share_relative_variance"] -
+                    rec["aggregates"]["node_share_variance"] / rec["aggregates"]["node_share_mean"]) < 1e-9,
+                "chain 2 threads: node share variance reflects one thread doing the work",
+                "variance=%s" % rec["aggregates"]["node_share_variance"])
     laws(tally, "chain 2 threads", rec)
 
     # A run stopped early reports the depth it reached (not only leaves').
