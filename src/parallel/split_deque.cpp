@@ -72,7 +72,9 @@ void SplitDeque::grow(std::uint32_t top, std::uint32_t needed) {
   Ring* grown = new_ring(static_cast<std::uint32_t>(new_capacity));
   // [top, bottom): everything live, shared and private. A thief that loads
   // the new ring finds every position it can still claim (point 4).
-  for (std::uint32_t p = top; p != bottom_; ++p) store_slot(grown, p, load_own_slot(ring_, p));
+  // Atomic reads: a thief may be reading the same words speculatively, and
+  // std::atomic_ref wants every concurrent access to go through one.
+  for (std::uint32_t p = top; p != bottom_; ++p) store_slot(grown, p, load_slot(ring_, p));
   retired_.push_back(ring_);
   ring_ = grown;
   // seq_cst: release for the copied contents, and publish-then-scan for the
@@ -154,14 +156,15 @@ bool SplitDeque::reclaim_and_pop(Node& out) {
       // We own positions [top, split) now. Read them before pushing: room
       // for the copies may reuse or replace their ring.
       scratch_.resize(shared);
-      for (std::uint32_t i = 0; i < shared; ++i) scratch_[i] = load_own_slot(ring_, top + i);
+      // Atomic reads: stale thieves may still be copying these slots.
+      for (std::uint32_t i = 0; i < shared; ++i) scratch_[i] = load_slot(ring_, top + i);
       ensure_room(shared);
       for (std::uint32_t i = 0; i < shared; ++i) store_slot(ring_, bottom_ + i, scratch_[i]);
       bottom_ += shared;
       ++reclaims_;
       nodes_reclaimed_ += shared;
       --bottom_;
-      out = load_own_slot(ring_, bottom_);
+      out = load_slot(ring_, bottom_);  // just written above: cold path, keep it atomic
       return true;
     }
   }

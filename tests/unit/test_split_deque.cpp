@@ -511,3 +511,26 @@ TEST_CASE("Manber search keeps working across 2^32 rounds (64-bit counters)") {
     CHECK(s.fallbacks() == 0);
   }
 }
+
+TEST_CASE("reserve/push_if: kept nodes are pushed, others are not, across growth") {
+  std::vector<ThiefRecord> records(1);
+  SplitDeque d(records, {2, 0xFFFFFFF0u, 1u << 30});  // grows, and positions wrap past 2^32
+  std::vector<std::uint32_t> kept;
+  for (std::uint32_t i = 0; i < 300; i += 10) {
+    d.reserve(10);
+    for (std::uint32_t j = i; j < i + 10; ++j) {
+      const bool keep = j % 3 != 0;
+      d.push_if(node_with_serial(j), keep);
+      if (keep) kept.push_back(j);
+    }
+  }
+  Node n;
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+    REQUIRE(d.pop(n));
+    CHECK(n.id[0] == *it);
+    CHECK(n.id[4] == *it * 2654435761u);  // every word survives the 64-bit packing
+    CHECK(n.height == 1);
+    CHECK(n.children == 1);
+  }
+  CHECK_FALSE(d.pop(n));
+}
