@@ -26,7 +26,8 @@ const char* const kFileKeys[] = {"tree", "shape", "b0", "depth", "nonleaf-prob",
                                  "granularity", "rng", "root-id", "threads", "steal",
                                  "victim", "init", "max-nodes", "expect-size",
                                  "expect-depth", "expect-leaves", "format",
-                                 "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1"};
+                                 "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1",
+                                 "protocol"};
 
 // The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
 constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
@@ -54,10 +55,14 @@ cxxopts::Options make_options() {
     ("threads", "number of threads (default: OMP_NUM_THREADS or all cores)", cxxopts::value<std::string>())
     ("T", "number of threads, as --threads N (the reference's pthreads flag; both given must agree)", cxxopts::value<std::string>(), "N")
     ("sequential", "run the sequential depth-first baseline")
-    ("steal", "nodes per steal: half | one | chunk:K", cxxopts::value<std::string>()->default_value("half"))
+    ("protocol", "steal protocol: split (Lace-style split deque) | locked (2003 UPC / uts_shm chunk stack) | "
+                 "request (UPC Queues request/response) | chaselev (Chase-Lev deque)", cxxopts::value<std::string>()->default_value("split"))
+    ("steal", "nodes per steal: half | one | chunk:K (default: the protocol's own: split and request half, "
+              "locked chunk:20, chaselev one)", cxxopts::value<std::string>())
     ("c,chunk", "nodes per steal, as --steal chunk:K (the reference's chunk size; K from 1 to 999999999; both given must agree)", cxxopts::value<std::string>(), "K")
     ("s,stealing", "work stealing: 1 on (default), 0 off (each thread explores only the nodes it starts with)", cxxopts::value<std::string>(), "0|1")
-    ("victim", "victim selection: random | linear | tree", cxxopts::value<std::string>()->default_value("random"))
+    ("victim", "victim selection: random | linear | tree (default: the protocol's own: locked linear, "
+               "the others random)", cxxopts::value<std::string>())
     ("init", "root start: root (thread 0 expands it) | balanced (children split in blocks)", cxxopts::value<std::string>()->default_value("root"))
     ("sha1", "child-id hashing: auto (SHA-NI when the CPU has it) | shani | cryptopp", cxxopts::value<std::string>()->default_value("auto"))
     ("max-nodes", "stop after about N nodes and say so (safety valve)", cxxopts::value<std::string>());
@@ -65,7 +70,8 @@ cxxopts::Options make_options() {
   // scripts run, no effect, reported as not applicable (-v text, JSON).
   o.add_options("Reference compatibility")
     ("i,barrier-interval", "the reference's barrier polling interval, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
-    ("I,poll-interval", "the reference's work-request polling interval, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
+    ("I,poll-interval", "--protocol request: expansions between two checks for work requests, N from 1 to 2147483647 (default 1); "
+                        "other protocols accept it with no effect (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
     ("x,debug", "the reference's debug level, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N");
   o.add_options("Output")
     ("format", "text | json | csv", cxxopts::value<std::string>()->default_value("text"))
@@ -203,6 +209,30 @@ int threads_of(const cxxopts::ParseResult& r, const std::string& name) {
   return static_cast<int>(v);
 }
 
+// Each protocol's natural steal amount: Manber's halving for the split deque
+// and the request answers, the reference's chunk of 20 for the locked stack,
+// the single top node for Chase-Lev.
+StealPolicy default_steal(Protocol p) {
+  switch (p) {
+    case Protocol::locked: return StealPolicy{StealAmount::chunk, 20};
+    case Protocol::chaselev: return StealPolicy{StealAmount::one, 0};
+    case Protocol::split:
+    case Protocol::request: break;
+  }
+  return StealPolicy{StealAmount::half, 0};
+}
+
+// The locked stack moves whole chunks and Chase-Lev single nodes; the split
+// deque and request answers take any amount.
+void check_protocol_steal(Protocol p, const StealPolicy& steal, const std::string& given) {
+  if (p == Protocol::locked && steal.amount != StealAmount::chunk)
+    throw UsageError("--protocol locked and " + given +
+                     " do not go together: the locked stack moves whole chunks (use --steal chunk:K or -c K)");
+  if (p == Protocol::chaselev && steal.amount != StealAmount::one)
+    throw UsageError("--protocol chaselev and " + given +
+                     " do not go together: Chase-Lev steals the single top node (--steal one)");
+}
+
 // -c K: the reference's chunk size, here --steal chunk:K.
 StealPolicy chunk_of(const cxxopts::ParseResult& r) {
   const std::int64_t k = int_in_range(r, "chunk", 1, 999999999);  // parse_steal's range
@@ -267,10 +297,22 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
   // where check_spellings_agree has made sure they agree with --threads and
   // --steal; so they win over any file's value.
   if (r.count("T")) e.threads = threads_of(r, "T");
-  const std::string steal = value_of<std::string>(r, "steal");
-  if (auto v = parse_steal(steal)) e.steal = *v;
-  else throw UsageError("--steal: '" + steal + "' is not half, one or chunk:K with K >= 1");
-  if (r.count("chunk")) e.steal = chunk_of(r);
+  const std::string protocol = value_of<std::string>(r, "protocol");
+  if (auto v = parse_protocol(protocol)) e.protocol = *v;
+  else throw UsageError("--protocol: '" + protocol + "' is not split, locked, request or chaselev");
+  e.steal = default_steal(e.protocol);
+  std::string steal_given;  // how the user spelled it, for messages
+  if (r.count("steal")) {
+    steal_given = "--steal " + value_of<std::string>(r, "steal");
+    if (auto v = parse_steal(value_of<std::string>(r, "steal"))) e.steal = *v;
+    else throw UsageError(steal_given.substr(0, 7) + ": '" + value_of<std::string>(r, "steal") +
+                          "' is not half, one or chunk:K with K >= 1");
+  }
+  if (r.count("chunk")) {
+    e.steal = chunk_of(r);
+    steal_given = "-c " + std::to_string(e.steal.chunk);
+  }
+  if (!steal_given.empty()) check_protocol_steal(e.protocol, e.steal, steal_given);
   if (r.count("stealing")) {
     const std::string stealing = value_of<std::string>(r, "stealing");
     if (stealing == "0") e.stealing = false;
@@ -279,11 +321,19 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
   }
   if (r.count("barrier-interval"))
     e.reference.barrier_interval = int_in_range(r, "barrier-interval", 0, kMaxReferenceInt);
-  if (r.count("poll-interval")) e.reference.poll_interval = int_in_range(r, "poll-interval", 0, kMaxReferenceInt);
+  if (r.count("poll-interval")) {
+    if (e.protocol == Protocol::request)
+      e.poll_interval = static_cast<std::uint32_t>(int_in_range(r, "poll-interval", 1, kMaxReferenceInt));
+    else
+      e.reference.poll_interval = int_in_range(r, "poll-interval", 0, kMaxReferenceInt);
+  }
   if (r.count("debug")) e.reference.debug_level = int_in_range(r, "debug", 0, kMaxReferenceInt);
-  const std::string victim = value_of<std::string>(r, "victim");
-  if (auto v = parse_victim(victim)) e.victim = *v;
-  else throw UsageError("--victim: '" + victim + "' is not random, linear or tree");
+  e.victim = e.protocol == Protocol::locked ? VictimOrder::linear : VictimOrder::random;
+  if (r.count("victim")) {
+    const std::string victim = value_of<std::string>(r, "victim");
+    if (auto v = parse_victim(victim)) e.victim = *v;
+    else throw UsageError("--victim: '" + victim + "' is not random, linear or tree");
+  }
   const std::string init = value_of<std::string>(r, "init");
   if (auto v = parse_init(init)) e.init = *v;
   else throw UsageError("--init: '" + init + "' is not root or balanced");

@@ -11,8 +11,12 @@
 #include <string>
 
 #include "parallel/backoff.hpp"
+#include "parallel/chase_lev.hpp"
+#include "parallel/locked_stack.hpp"
+#include "parallel/protocol.hpp"
+#include "parallel/request_protocol.hpp"
 #include "parallel/sleep.hpp"
-#include "parallel/split_deque.hpp"
+#include "parallel/split_protocol.hpp"
 #include "parallel/termination.hpp"
 #include "parallel/victim.hpp"
 #include "util/clock.hpp"
@@ -28,13 +32,10 @@ constexpr unsigned kWakeSpacing = 4;       // polls between two wake-ups sent by
 constexpr std::chrono::microseconds kSleepTimeout{20000};  // a safety net; wake-ups are explicit
 
 // Per-thread state, allocated and first written by its owner.
+template <class P>
 struct Worker {
-  explicit Worker(std::span<ThiefRecord> records) : deque(records) {}
-  SplitDeque deque;
-  // Thieves read it to decide whether asking for a share makes sense.
-  struct alignas(kCacheLine) {
-    std::atomic<bool> value{true};
-  } has_work;
+  Worker(typename P::Context& ctx, int id) : deque(ctx, id) {}
+  typename P::Deque deque;
   // Owner-private from here on.
   alignas(kCacheLine) Counts counts;
   ThreadStats stats;
@@ -62,36 +63,39 @@ class StopFlag {
 };
 
 // What every thread of one run shares.
+template <class P>
 struct Shared {
   Shared(int threads, const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress)
       : tree(tree),
         settings(settings),
         stop(stop),
         progress(progress),
+        protocol(threads, settings),
         workers(static_cast<std::size_t>(threads), nullptr),
-        records(static_cast<std::size_t>(threads)),
         termination(threads),
         manber(threads) {}
   const Tree& tree;
   const EngineSettings& settings;
   const StopRule& stop;
   ProgressBoard& progress;
-  std::vector<Worker*> workers;
-  std::vector<ThiefRecord> records;  // one per thread: hazard pointer and attempt counter
+  typename P::Context protocol;
+  std::vector<Worker<P>*> workers;
   Termination termination;
   ManberTree manber;
   StopFlag stop_flag;
   SleepBoard sleep;
 };
 
+// The one worker loop, generic over the steal protocol (protocol.hpp).
+template <StealProtocol P>
 class ThreadRun {
  public:
-  ThreadRun(int id, int threads, Shared& shared)
+  ThreadRun(int id, int threads, Shared<P>& shared)
       : id_(id),
         threads_(threads),
         sh_(shared),
         self_(*shared.workers[static_cast<std::size_t>(id)]),
-        me_(shared.records[static_cast<std::size_t>(id)]),
+        busy_(shared.termination, id),
         victims_(shared.settings.victim, id, threads, &shared.manber, static_cast<std::uint64_t>(id) + 1) {}
 
   void seed_work() {
@@ -117,18 +121,14 @@ class ThreadRun {
       work();
       if (!find_work()) break;
     }
-    const SplitDeque& d = self_.deque;
     self_.stats.nodes = self_.counts.nodes;
-    self_.stats.shares = d.shares();
-    self_.stats.nodes_shared = d.nodes_shared();
-    self_.stats.reclaims = d.reclaims();
-    self_.stats.nodes_reclaimed = d.nodes_reclaimed();
+    self_.deque.report(self_.stats);
   }
 
  private:
   void work() {
     Node node;
-    SplitDeque& deque = self_.deque;
+    auto& deque = self_.deque;
     for (;;) {
       if (!deque.pop(node)) {
         // Children still queued are this thread's work: hash them (pushing
@@ -137,7 +137,7 @@ class ThreadRun {
         return;
       }
       expander_.add(sh_.tree, node, self_.counts, deque);
-      if (deque.share_requested()) deque.share();
+      deque.maintain();
       if ((++polls_ & kPollMask) == 0 && poll()) return;
     }
   }
@@ -157,27 +157,21 @@ class ThreadRun {
     sh_.sleep.wake_all();
   }
 
-  // Some thread sleeps: share if we can, and wake one sleeper when shared
-  // nodes have sat unclaimed since an earlier poll.
+  // Some thread sleeps: make nodes stealable if we can, and wake one sleeper
+  // when stealable nodes have sat unclaimed since an earlier poll.
   void offer_work() {
-    SplitDeque& deque = self_.deque;
-    if (deque.shared_size() > 0) {
-      if (polls_ - last_wake_poll_ >= kWakeSpacing * (kPollMask + 1)) {
-        last_wake_poll_ = polls_;
-        sh_.sleep.wake_one(id_);
-      }
-    } else if (deque.private_size() >= 2) {
-      deque.share();
+    if (self_.deque.offer() && polls_ - last_wake_poll_ >= kWakeSpacing * (kPollMask + 1)) {
+      last_wake_poll_ = polls_;
+      sh_.sleep.wake_one(id_);
     }
   }
 
   // Idle until a steal succeeds (true) or the run is over (false).
   bool find_work() {
     sh_.progress.publish(id_, self_.counts.nodes);
+    self_.deque.go_idle();  // first: request cells close even when the run stops here
     if (sh_.stop_flag.raised()) return false;
     if (!sh_.settings.stealing) return false;  // -s 0: each thread ends with its own work
-    // relaxed: a hint for thieves deciding whether to request a share.
-    self_.has_work.value.store(false, std::memory_order_relaxed);
     sh_.termination.idle(id_);
     const auto idle_start = std::chrono::steady_clock::now();
     victims_.begin_search();
@@ -224,35 +218,27 @@ class ThreadRun {
       }
     }
     self_.stats.idle_seconds += seconds_since(idle_start);
-    if (found) self_.has_work.value.store(true, std::memory_order_relaxed);  // relaxed: a hint
+    if (found) self_.deque.got_work();
     return found;
   }
 
   // One probe of victim v; true when nodes were stolen into our deque.
   bool try_victim(int v) {
     ++self_.stats.deques_examined;
-    Worker& victim = *sh_.workers[static_cast<std::size_t>(v)];
-    if (sh_.settings.steal.claim_size(victim.deque.shared_size()) > 0) {
-      sh_.termination.busy(id_);  // before the claim can succeed
-      ++self_.stats.steal_attempts;
-      const std::uint32_t got = victim.deque.steal(sh_.settings.steal, self_.deque, me_);
-      if (got > 0) {
-        ++self_.stats.steals;
-        self_.stats.nodes_stolen += got;
-        return true;
-      }
-      sh_.termination.idle(id_);
-    } else if (victim.has_work.value.load(std::memory_order_relaxed)) {  // relaxed: a hint
-      victim.deque.request_share();
-    }
-    return false;
+    Worker<P>& victim = *sh_.workers[static_cast<std::size_t>(v)];
+    const StealOutcome got = self_.deque.steal(victim.deque, busy_);
+    if (got.attempted) ++self_.stats.steal_attempts;
+    if (got.nodes == 0) return false;
+    ++self_.stats.steals;
+    self_.stats.nodes_stolen += got.nodes;
+    return true;
   }
 
   int id_;
   int threads_;
-  Shared& sh_;
-  Worker& self_;
-  ThiefRecord& me_;
+  Shared<P>& sh_;
+  Worker<P>& self_;
+  BusyMark busy_;
   VictimSelector victims_;
   unsigned polls_ = 0;
   unsigned last_wake_poll_ = 0;
@@ -260,16 +246,10 @@ class ThreadRun {
   std::vector<std::uint64_t> scan_;  // termination detection scratch
 };
 
-}  // namespace
-
-RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                       ProgressBoard& progress) {
+template <StealProtocol P>
+RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress) {
   const int threads = settings.threads;
-  // Checked up front: libomp would print its own warning and shrink the team.
-  if (threads > omp_get_thread_limit())
-    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
-                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
-  Shared shared(threads, tree, settings, stop, progress);
+  Shared<P> shared(threads, tree, settings, stop, progress);
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   std::chrono::steady_clock::time_point start;
@@ -282,13 +262,13 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
 #pragma omp single
     granted = omp_get_num_threads();
     // Each worker is allocated and first touched by its own thread.
-    auto* me = new Worker(shared.records);
+    auto* me = new Worker<P>(shared.protocol, id);
     shared.workers[static_cast<std::size_t>(id)] = me;
 #pragma omp barrier
     if (granted == threads) {
 #pragma omp single
       start = std::chrono::steady_clock::now();
-      ThreadRun run(id, threads, shared);
+      ThreadRun<P> run(id, threads, shared);
       try {
         run.seed_work();
 #pragma omp barrier
@@ -315,6 +295,24 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
   out.status = shared.stop_flag.reason();
   return out;
+}
+
+}  // namespace
+
+RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+                       ProgressBoard& progress) {
+  const int threads = settings.threads;
+  // Checked up front: libomp would print its own warning and shrink the team.
+  if (threads > omp_get_thread_limit())
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
+                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
+  switch (settings.protocol) {
+    case Protocol::split: return run_with<SplitProtocol>(tree, settings, stop, progress);
+    case Protocol::locked: return run_with<LockedProtocol>(tree, settings, stop, progress);
+    case Protocol::request: return run_with<RequestProtocol>(tree, settings, stop, progress);
+    case Protocol::chaselev: return run_with<ChaseLevProtocol>(tree, settings, stop, progress);
+  }
+  throw std::logic_error("unknown protocol");
 }
 
 }  // namespace uts

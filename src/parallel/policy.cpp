@@ -4,6 +4,24 @@
 
 namespace uts {
 
+std::optional<Protocol> parse_protocol(const std::string& text) {
+  if (text == "split") return Protocol::split;
+  if (text == "locked") return Protocol::locked;
+  if (text == "request") return Protocol::request;
+  if (text == "chaselev") return Protocol::chaselev;
+  return std::nullopt;
+}
+
+const char* to_string(Protocol p) {
+  switch (p) {
+    case Protocol::split: return "split";
+    case Protocol::locked: return "locked";
+    case Protocol::request: return "request";
+    case Protocol::chaselev: return "chaselev";
+  }
+  return "?";
+}
+
 std::optional<StealPolicy> parse_steal(const std::string& text) {
   if (text == "half") return StealPolicy{StealAmount::half, 0};
   if (text == "one") return StealPolicy{StealAmount::one, 0};

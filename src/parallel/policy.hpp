@@ -8,6 +8,7 @@
 
 namespace uts {
 
+enum class Protocol { split, locked, request, chaselev };
 enum class StealAmount { half, one, chunk };
 enum class VictimOrder { random, linear, tree };
 enum class InitSpread { root, balanced };
@@ -27,9 +28,11 @@ struct StealPolicy {
   }
 };
 
+std::optional<Protocol> parse_protocol(const std::string& text);
 std::optional<StealPolicy> parse_steal(const std::string& text);
 std::optional<VictimOrder> parse_victim(const std::string& text);
 std::optional<InitSpread> parse_init(const std::string& text);
+const char* to_string(Protocol p);
 std::string to_string(const StealPolicy& p);
 const char* to_string(VictimOrder v);
 const char* to_string(InitSpread i);

@@ -80,13 +80,33 @@ std::string tree_summary(const TreeParams& t) {
 std::string engine_summary(const EngineSettings& e) {
   const std::string hash = std::string(", SHA-1 ") + sha1::to_string(e.sha1);
   if (e.sequential) return "Engine: sequential depth-first baseline" + hash;
+  static const char* const kNames[] = {"split deques", "locked chunk stacks", "request/response (private deques)",
+                                       "Chase-Lev deques"};
   std::ostringstream s;
-  s << "Engine: split deques, " << e.threads << (e.threads == 1 ? " thread" : " threads");
+  s << "Engine: " << kNames[static_cast<int>(e.protocol)] << " (--protocol " << to_string(e.protocol) << "), "
+    << e.threads << (e.threads == 1 ? " thread" : " threads");
   if (e.stealing) s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
+  if (e.stealing && e.protocol == Protocol::request) s << ", poll every " << e.poll_interval << " expansions";
   else s << ", work stealing off (-s 0)";
   s << ", init " << to_string(e.init) << hash;
   return s.str();
 }
+
+// Which counters a protocol has (the others are printed as "-" / null / empty,
+// never as a zero that would look measured).
+bool has_shares(Protocol p) { return p != Protocol::chaselev; }
+bool has_reclaims(Protocol p) { return p == Protocol::split || p == Protocol::locked; }
+bool has_requests(Protocol p) { return p == Protocol::request; }
+
+std::string text_count(bool applies, std::uint64_t v, int width) {
+  char buf[32];
+  if (applies) std::snprintf(buf, sizeof buf, "%*" PRIu64, width, v);
+  else std::snprintf(buf, sizeof buf, "%*s", width, "-");
+  return buf;
+}
+
+std::string json_count(bool applies, std::uint64_t v) { return applies ? std::to_string(v) : "null"; }
+std::string csv_count(bool applies, std::uint64_t v) { return applies ? std::to_string(v) : ""; }
 
 }  // namespace
 
@@ -124,31 +144,45 @@ std::string render_text(const RunReport& r, int verbose) {
   }
   if (verbose > 0 && !res.threads.empty()) {
     const Aggregates a = aggregate(res);
+    const Protocol p = r.engine.protocol;
     s << "thread        nodes   share  attempts   steals   stolen  examined  shares   shared reclaims reclaimed"
-         "  sleeps  idle(s)\n";
+         "  sleeps  idle(s)";
+    if (has_requests(p)) s << "     sent answered  refused withdrawn  wait(s)";
+    s << "\n";
     for (std::size_t i = 0; i < res.threads.size(); ++i) {
       const ThreadStats& t = res.threads[i];
       char line[256];
-      std::snprintf(line, sizeof line,
-                    "%6zu %12" PRIu64 " %6.2f%% %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64
-                    " %7" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %8.3f\n",
-                    i, t.nodes, c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0,
-                    t.steal_attempts, t.steals, t.nodes_stolen, t.deques_examined, t.shares,
-                    t.nodes_shared, t.reclaims, t.nodes_reclaimed, t.sleeps, t.idle_seconds);
+      std::snprintf(line, sizeof line, "%6zu %12" PRIu64 " %6.2f%% %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64,
+                    i, t.nodes, c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0, t.steal_attempts,
+                    t.steals, t.nodes_stolen, t.deques_examined);
+      s << line << " " << text_count(has_shares(p), t.shares, 7) << " " << text_count(has_shares(p), t.nodes_shared, 8)
+        << " " << text_count(has_reclaims(p), t.reclaims, 8) << " " << text_count(has_reclaims(p), t.nodes_reclaimed, 9);
+      std::snprintf(line, sizeof line, " %7" PRIu64 " %8.3f", t.sleeps, t.idle_seconds);
       s << line;
+      if (has_requests(p)) {
+        std::snprintf(line, sizeof line, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8.3f", t.requests_sent,
+                      t.requests_answered, t.requests_refused, t.requests_withdrawn, t.request_wait_seconds);
+        s << line;
+      }
+      s << "\n";
     }
     s << "Steal success rate = " << fixed(100 * a.steal_success_rate, 2)
       << "%, nodes per steal = " << fixed(a.nodes_per_steal, 2)
       << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
       << ", node share variance = " << a.share_variance
       << " (relative " << a.share_relative_variance << ")\n";
+    if (has_requests(p))
+      s << "Requests: " << a.requests_sent << " sent, " << a.requests_answered << " answered with work, "
+        << a.requests_refused << " refused, " << a.requests_withdrawn << " withdrawn; mean wait for an answer = "
+        << fixed(1e6 * a.mean_request_wait_seconds, 2) << " us\n";
   }
   if (verbose > 0) {
     const ReferenceFlags& ref = r.engine.reference;
     if (ref.barrier_interval)
       s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";
     if (ref.poll_interval)
-      s << "-I " << *ref.poll_interval << " (work-request poll interval): not applicable to split deques\n";
+      s << "-I " << *ref.poll_interval << " (work-request poll interval): not applicable to --protocol "
+        << to_string(r.engine.protocol) << " (only request polls)\n";
     if (ref.debug_level) s << "-x " << *ref.debug_level << " (debug level): not applicable, no debug output\n";
   }
   return s.str();
@@ -171,6 +205,8 @@ std::string render_json(const RunReport& r) {
     << ",\"root_id\":" << (t.root_id ? json_string(sha1::to_hex(*t.root_id)) : "null") << "}";
   const EngineSettings& e = r.engine;
   s << ",\"engine\":{\"kind\":" << json_string(e.sequential ? "sequential" : "parallel")
+    << ",\"protocol\":" << (e.sequential ? "null" : json_string(to_string(e.protocol)))
+    << ",\"poll_interval\":" << (!e.sequential && e.protocol == Protocol::request ? std::to_string(e.poll_interval) : "null")
     << ",\"threads\":" << thread_count(r) << ",\"steal\":" << json_string(to_string(e.steal))
     << ",\"victim\":" << json_string(to_string(e.victim)) << ",\"init\":" << json_string(to_string(e.init))
     << ",\"stealing\":" << (e.stealing ? "true" : "false") << ",\"sha1\":" << json_string(sha1::to_string(e.sha1));
@@ -186,29 +222,45 @@ std::string render_json(const RunReport& r) {
   s << ",\"verified\":" << (r.verified ? (*r.verified ? "true" : "false") : "null");
   s << ",\"timing\":{\"seconds\":" << num(res.seconds) << ",\"nodes_per_sec\":" << num(rate)
     << ",\"nodes_per_sec_per_thread\":" << num(rate / thread_count(r)) << "}";
+  const Protocol p = e.protocol;
   s << ",\"threads\":[";
   for (std::size_t i = 0; i < res.threads.size(); ++i) {
     const ThreadStats& th = res.threads[i];
     s << (i ? "," : "") << "{\"thread\":" << i << ",\"nodes\":" << th.nodes
       << ",\"steal_attempts\":" << th.steal_attempts << ",\"steals\":" << th.steals
       << ",\"nodes_stolen\":" << th.nodes_stolen << ",\"deques_examined\":" << th.deques_examined
-      << ",\"shares\":" << th.shares << ",\"nodes_shared\":" << th.nodes_shared
-      << ",\"reclaims\":" << th.reclaims << ",\"nodes_reclaimed\":" << th.nodes_reclaimed
-      << ",\"sleeps\":" << th.sleeps << ",\"idle_seconds\":" << num(th.idle_seconds) << "}";
+      << ",\"shares\":" << json_count(has_shares(p), th.shares)
+      << ",\"nodes_shared\":" << json_count(has_shares(p), th.nodes_shared)
+      << ",\"reclaims\":" << json_count(has_reclaims(p), th.reclaims)
+      << ",\"nodes_reclaimed\":" << json_count(has_reclaims(p), th.nodes_reclaimed)
+      << ",\"sleeps\":" << th.sleeps << ",\"idle_seconds\":" << num(th.idle_seconds);
+    if (has_requests(p))
+      s << ",\"requests_sent\":" << th.requests_sent << ",\"requests_answered\":" << th.requests_answered
+        << ",\"requests_refused\":" << th.requests_refused << ",\"requests_withdrawn\":" << th.requests_withdrawn
+        << ",\"request_wait_seconds\":" << num(th.request_wait_seconds);
+    s << "}";
   }
   s << "]";
   const Aggregates a = aggregate(res);
   s << ",\"aggregates\":{\"steal_attempts\":" << a.steal_attempts << ",\"steals\":" << a.steals
     << ",\"nodes_stolen\":" << a.nodes_stolen << ",\"deques_examined\":" << a.deques_examined
-    << ",\"shares\":" << a.shares << ",\"nodes_shared\":" << a.nodes_shared
-    << ",\"reclaims\":" << a.reclaims << ",\"nodes_reclaimed\":" << a.nodes_reclaimed
+    << ",\"shares\":" << json_count(has_shares(p), a.shares)
+    << ",\"nodes_shared\":" << json_count(has_shares(p), a.nodes_shared)
+    << ",\"reclaims\":" << json_count(has_reclaims(p), a.reclaims)
+    << ",\"nodes_reclaimed\":" << json_count(has_reclaims(p), a.nodes_reclaimed)
     << ",\"sleeps\":" << a.sleeps << ",\"steal_success_rate\":" << num(a.steal_success_rate)
     << ",\"nodes_per_steal\":" << num(a.nodes_per_steal)
     << ",\"deques_examined_per_attempt\":" << num(a.deques_per_attempt)
     << ",\"deques_examined_per_steal\":" << num(a.deques_per_steal)
     << ",\"node_share_mean\":" << num(a.share_mean) << ",\"node_share_variance\":" << num(a.share_variance)
     << ",\"node_share_relative_variance\":" << num(a.share_relative_variance)
-    << ",\"idle_seconds\":" << num(a.idle_seconds) << "}";
+    << ",\"idle_seconds\":" << num(a.idle_seconds);
+  if (has_requests(p))
+    s << ",\"requests_sent\":" << a.requests_sent << ",\"requests_answered\":" << a.requests_answered
+      << ",\"requests_refused\":" << a.requests_refused << ",\"requests_withdrawn\":" << a.requests_withdrawn
+      << ",\"request_wait_seconds\":" << num(a.request_wait_seconds)
+      << ",\"mean_request_wait_seconds\":" << num(a.mean_request_wait_seconds);
+  s << "}";
   s << ",\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"cpu_model\":" << json_string(m.cpu_model)
     << ",\"logical_cpus\":" << m.logical_cpus << ",\"sha_ni\":" << (m.sha_ni ? "true" : "false")
     << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_version\":" << m.openmp_version
@@ -226,7 +278,9 @@ std::string csv_header() {
          "nodes_per_sec,steal_attempts,steals,nodes_stolen,deques_examined,shares,reclaims,nodes_shared,"
          "nodes_reclaimed,sleeps,stealing,sha1,"
          "steal_success_rate,nodes_per_steal,deques_examined_per_attempt,node_share_variance,"
-         "node_share_relative_variance,idle_seconds,verified,openmp_runtime,hostname\n";
+         "node_share_relative_variance,idle_seconds,verified,openmp_runtime,hostname,"
+         "protocol,poll_interval,requests_sent,requests_answered,requests_refused,requests_withdrawn,"
+         "mean_request_wait_seconds\n";
 }
 
 std::string render_csv_row(const RunReport& r) {
@@ -234,6 +288,7 @@ std::string render_csv_row(const RunReport& r) {
   const TreeParams& t = r.tree;
   const Counts& c = res.counts;
   const Aggregates a = aggregate(res);
+  const Protocol p = r.engine.protocol;
   std::ostringstream s;
   s << csv_field(r.machine.uts_version) << "," << r.machine.timestamp_utc << "," << csv_field(r.preset) << ","
     << to_string(t.type) << "," << to_string(t.shape) << "," << num(t.b0) << "," << t.depth << ","
@@ -244,13 +299,19 @@ std::string render_csv_row(const RunReport& r) {
     << "," << to_string(res.status) << "," << c.nodes << "," << c.max_depth << "," << c.leaves << ","
     << hex64(c.checksum) << "," << res.truncations << "," << num(res.seconds) << ","
     << num(nodes_per_sec(res)) << "," << a.steal_attempts << "," << a.steals << "," << a.nodes_stolen
-    << "," << a.deques_examined << "," << a.shares << "," << a.reclaims << "," << a.nodes_shared << ","
-    << a.nodes_reclaimed << "," << a.sleeps << "," << (r.engine.stealing ? "true" : "false") << ","
+    << "," << a.deques_examined << "," << csv_count(has_shares(p), a.shares) << ","
+    << csv_count(has_reclaims(p), a.reclaims) << "," << csv_count(has_shares(p), a.nodes_shared) << ","
+    << csv_count(has_reclaims(p), a.nodes_reclaimed) << "," << a.sleeps << "," << (r.engine.stealing ? "true" : "false") << ","
     << sha1::to_string(r.engine.sha1) << ","
     << num(a.steal_success_rate) << "," << num(a.nodes_per_steal) << "," << num(a.deques_per_attempt)
     << "," << num(a.share_variance) << "," << num(a.share_relative_variance) << ","
     << num(a.idle_seconds) << "," << (r.verified ? (*r.verified ? "true" : "false") : "") << ","
-    << r.machine.openmp_runtime << "," << csv_field(r.machine.hostname) << "\n";
+    << r.machine.openmp_runtime << "," << csv_field(r.machine.hostname) << ",";
+  const bool req = !r.engine.sequential && has_requests(p);
+  s << (r.engine.sequential ? "" : to_string(p)) << "," << (req ? std::to_string(r.engine.poll_interval) : "") << ","
+    << csv_count(req, a.requests_sent) << "," << csv_count(req, a.requests_answered) << ","
+    << csv_count(req, a.requests_refused) << "," << csv_count(req, a.requests_withdrawn) << ","
+    << (req ? num(a.mean_request_wait_seconds) : "") << "\n";
   return s.str();
 }
 

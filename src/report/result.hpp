@@ -25,6 +25,12 @@ struct ThreadStats {
   std::uint64_t nodes_reclaimed = 0;  // nodes those reclaims took back
   std::uint64_t sleeps = 0;           // times this thread slept (futex) while idle
   double idle_seconds = 0;            // time spent without work
+  // --protocol request only, as a thief:
+  std::uint64_t requests_sent = 0;      // requests posted into a victim's cell
+  std::uint64_t requests_answered = 0;  // answered with nodes
+  std::uint64_t requests_refused = 0;   // answered with a refusal
+  std::uint64_t requests_withdrawn = 0; // taken back unanswered (the victim did not poll in time)
+  double request_wait_seconds = 0;      // time from posting to answer, refusal or withdrawal
 };
 
 struct ExpectedResults {
@@ -48,8 +54,10 @@ struct EngineSettings {
   bool stealing = true;  // -s 0: every thread works only on what it starts with
   sha1::Path sha1 = sha1::Path::automatic;  // --sha1; resolved for this CPU before the run
   ReferenceFlags reference;
+  Protocol protocol = Protocol::split;
   StealPolicy steal;
   VictimOrder victim = VictimOrder::random;
+  std::uint32_t poll_interval = 1;  // --protocol request: expansions between request checks (-I)
   InitSpread init = InitSpread::root;
 };
 
@@ -73,6 +81,9 @@ struct Aggregates {
   double share_variance = 0;           // population variance of that fraction
   double share_relative_variance = 0;  // variance / mean
   double idle_seconds = 0;
+  std::uint64_t requests_sent = 0, requests_answered = 0, requests_refused = 0, requests_withdrawn = 0;
+  double request_wait_seconds = 0;
+  double mean_request_wait_seconds = 0;  // request_wait_seconds / requests_sent (0 if none)
 };
 
 Aggregates aggregate(const RunResult& r);

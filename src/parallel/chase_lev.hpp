@@ -1,0 +1,194 @@
+// Protocol `chaselev`: the Chase-Lev dynamic circular work-stealing deque
+// (SPAA 2005) with the C11 memory orders of Le, Pop, Cohen and Zappa Nardelli,
+// "Correct and Efficient Work-Stealing for Weak Memory Models" (PPoPP 2013),
+// Figure 1. The owner pushes and takes at the bottom; a thief steals the
+// single top (oldest, shallowest) node by CAS on top.
+//
+// Indices are 64-bit and only grow (top only increases; bottom moves both
+// ways but never below top), so they never wrap and the CAS on top has no ABA.
+//
+// Why it is safe (the paper proves these orders correct for C11; the model
+// tests/model/chaselev.pml checks the algorithm, with mutants):
+//  - push: the node is written, then bottom is published with release; a
+//    thief's acquire load of bottom sees the node.
+//  - take: the owner stores bottom - 1 first, then a seq_cst fence, then
+//    reads top. A thief reads top, a seq_cst fence, then bottom. The two
+//    fences order these so that a thief and the owner cannot both miss each
+//    other: if they meet on the last node (t == b), both CAS top from t and
+//    exactly one wins; otherwise the owner's node is below every node a thief
+//    can claim.
+//  - slot reuse: the owner overwrites slot b mod capacity only when
+//    b - capacity < top as read with acquire; a thief claimed position
+//    b - capacity with a seq_cst (release) CAS after reading it, so its read
+//    happens-before the overwrite. A thief that loses its CAS discards what it
+//    read, so slots are relaxed atomics (a racing read is stale, not UB).
+//  - growth copies [top, bottom) into an array twice the size and publishes
+//    it with release before the bottom store of any node pushed into it; a
+//    thief that loaded bottom with acquire then loads the array with acquire
+//    and finds its position there or, if it read an older array, finds the
+//    node still in it (a retired array is never written again).
+//  - retired arrays are freed when the deque is destroyed (after the run's
+//    final barrier, so no thief can be reading them). Each array is twice the
+//    previous, so the retired ones together are smaller than the current.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "parallel/packed_node.hpp"
+#include "parallel/protocol.hpp"
+#include "parallel/split_deque.hpp"  // kCacheLine
+
+namespace uts {
+
+class ChaseLevDeque {
+ public:
+  explicit ChaseLevDeque(std::uint32_t initial_capacity = 1u << 10);
+  ~ChaseLevDeque();
+  ChaseLevDeque(const ChaseLevDeque&) = delete;
+  ChaseLevDeque& operator=(const ChaseLevDeque&) = delete;
+
+  // ---- owner only ----------------------------------------------------------
+  void reserve(std::uint32_t n) {
+    // A cached top only underestimates the free room (top never decreases).
+    if (bottom_own_ - top_cache_ + n > capacity()) refresh_or_grow(n);
+  }
+  void push_if(const Node& node, bool keep) {
+    if (keep) {  // inside the room reserve() made
+      array_->slots[bottom_own_ & array_->mask].store(node);
+      ++bottom_own_;
+      // release: the node is visible to a thief that reads this bottom (acquire).
+      bottom_.value.store(bottom_own_, std::memory_order_release);
+    }
+  }
+  void push(const Node& node) {
+    reserve(1);
+    push_if(node, true);
+  }
+  // take(): false means empty for certain (a failed CAS on the last node
+  // leaves top == bottom, and only the owner pushes).
+  bool pop(Node& out) {
+    const std::int64_t b = bottom_own_ - 1;
+    const Array* a = array_;
+    // relaxed: the fence below orders it before the read of top.
+    bottom_.value.store(b, std::memory_order_relaxed);
+    // seq_cst: the store of bottom and the load of top must not reorder
+    // (store-load); pairs with the thief's fence between its top and bottom loads.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // relaxed: ordered by the fence above.
+    std::int64_t t = top_.value.load(std::memory_order_relaxed);
+    if (t <= b) {
+      out = a->slots[b & a->mask].load();
+      if (t == b) {
+        // The last node: race the thieves for it. seq_cst on success as in
+        // the paper; relaxed on failure (nothing read from the winner).
+        const bool won =
+            top_.value.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+        // relaxed: no thief can claim below top = b + 1.
+        bottom_.value.store(b + 1, std::memory_order_relaxed);
+        bottom_own_ = b + 1;
+        return won;
+      }
+      bottom_own_ = b;
+      return true;
+    }
+    // relaxed: the deque is empty (top > b); restore bottom = top.
+    bottom_.value.store(b + 1, std::memory_order_relaxed);
+    return false;
+  }
+
+  std::int64_t size_estimate() const {
+    // relaxed, both: a hint for victim choice and wake-ups; steals validate.
+    const std::int64_t b = bottom_.value.load(std::memory_order_relaxed);
+    const std::int64_t t = top_.value.load(std::memory_order_relaxed);
+    return b - t;
+  }
+  std::uint32_t capacity() const { return static_cast<std::uint32_t>(array_->mask + 1); }
+  std::size_t retired_arrays() const { return retired_.size(); }
+
+  // ---- thieves ----------------------------------------------------------------
+  // The top node, or false (empty, or a lost race: the caller moves on).
+  bool steal(Node& out) {
+    // acquire: pairs with the CAS of other thieves and the owner (their reads done).
+    std::int64_t t = top_.value.load(std::memory_order_acquire);
+    // seq_cst: pairs with the owner's fence in pop() (see the header).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // acquire: the nodes pushed below this bottom are visible.
+    const std::int64_t b = bottom_.value.load(std::memory_order_acquire);
+    if (t >= b) return false;
+    // acquire (the paper's consume): the array's contents as copied at growth.
+    const Array* a = array_pub_.value.load(std::memory_order_acquire);
+    const Node x = a->slots[t & a->mask].load();
+    // seq_cst on success as in the paper; relaxed on failure (x is discarded).
+    if (!top_.value.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
+      return false;
+    out = x;
+    return true;
+  }
+
+ private:
+  struct Array {
+    std::int64_t mask;
+    PackedNode* slots;
+  };
+  static Array* new_array(std::uint32_t capacity);
+  static void free_array(Array* a);
+  void refresh_or_grow(std::uint32_t n);
+
+  struct alignas(kCacheLine) TopLine {
+    std::atomic<std::int64_t> value{0};
+  } top_;
+  struct alignas(kCacheLine) BottomLine {
+    std::atomic<std::int64_t> value{0};
+  } bottom_;
+  struct alignas(kCacheLine) ArrayLine {
+    std::atomic<Array*> value{nullptr};
+  } array_pub_;
+  // Owner's fields.
+  alignas(kCacheLine) Array* array_ = nullptr;
+  std::int64_t bottom_own_ = 0;  // the owner's exact copy of bottom
+  std::int64_t top_cache_ = 0;   // a top loaded with acquire (a lower bound)
+  std::vector<Array*> retired_;
+};
+
+struct ChaseLevProtocol {
+  struct Context {
+    Context(int, const EngineSettings&) {}
+  };
+
+  class Deque {
+   public:
+    Deque(Context&, int) {}
+    void reserve(std::uint32_t n) { deque_.reserve(n); }
+    void push_if(const Node& node, bool keep) { deque_.push_if(node, keep); }
+    void push(const Node& node) { deque_.push(node); }
+    bool pop(Node& out) { return deque_.pop(out); }
+    void maintain() {}
+    // Every node is stealable; worth waking a sleeper when more than the one
+    // the owner works on next is there.
+    bool offer() { return deque_.size_estimate() >= 2; }
+    void go_idle() {}
+    void got_work() {}
+    bool stealable() const { return deque_.size_estimate() > 0; }
+    StealOutcome steal(Deque& victim, BusyMark& busy) {
+      busy.busy();  // before the claim can succeed
+      Node node;
+      if (!victim.deque_.steal(node)) {
+        busy.idle();
+        return {true, 0};
+      }
+      deque_.push(node);
+      return {true, 1};
+    }
+    void report(ThreadStats&) const {}  // no shares or reclaims: every node is stealable
+
+   private:
+    ChaseLevDeque deque_;
+  };
+};
+
+static_assert(StealProtocol<ChaseLevProtocol>);
+
+}  // namespace uts

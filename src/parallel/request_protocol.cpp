@@ -1,0 +1,192 @@
+#include "parallel/request_protocol.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace uts {
+
+namespace {
+
+// A thief withdraws a request its victim has not taken within this time (a
+// working owner answers within --poll-interval expansions, well under a
+// microsecond each; a preempted one may not run for a scheduler time slice).
+constexpr std::chrono::microseconds kWithdrawAfter{50};
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+}  // namespace
+
+RequestProtocol::Context::Context(int threads, const EngineSettings& settings)
+    : steal(settings.steal),
+      poll_interval(settings.poll_interval),
+      mailboxes(new Mailbox[static_cast<std::size_t>(threads)]) {}
+
+RequestProtocol::Deque::Deque(Context& ctx, int id)
+    : capacity_(1u << 10), countdown_(ctx.poll_interval), ctx_(ctx), id_(id) {
+  nodes_ = static_cast<Node*>(::operator new(sizeof(Node) * capacity_));
+  // Room for answers, allocated (and first touched) by this thread.
+  ctx_.mailboxes[id_].nodes.reserve(256);
+}
+
+RequestProtocol::Deque::~Deque() { ::operator delete(nodes_); }
+
+void RequestProtocol::Deque::make_room(std::uint32_t n) {
+  // Answers leave dead slots below base_: slide the live nodes down first.
+  if (base_ > 0) {
+    std::memmove(nodes_, nodes_ + base_, sizeof(Node) * (top_ - base_));
+    top_ -= base_;
+    base_ = 0;
+  }
+  if (capacity_ - top_ >= n) return;
+  std::uint64_t cap = capacity_;
+  while (cap - top_ < n) cap *= 2;
+  if (cap > (1u << 30)) throw std::length_error("a request-protocol deque needs more than 2^30 slots");
+  Node* bigger = static_cast<Node*>(::operator new(sizeof(Node) * cap));
+  std::memcpy(bigger, nodes_, sizeof(Node) * top_);
+  ::operator delete(nodes_);
+  nodes_ = bigger;
+  capacity_ = static_cast<std::uint32_t>(cap);
+}
+
+void RequestProtocol::Deque::advertise() {
+  const bool has = size() >= 2;
+  if (has != advertised_) {
+    advertised_ = has;
+    // relaxed: a hint for thieves choosing whom to ask.
+    advert_.value.store(has, std::memory_order_relaxed);
+  }
+}
+
+void RequestProtocol::Deque::poll() {
+  countdown_ = ctx_.poll_interval;
+  // relaxed: a look; the claim below is the CAS.
+  std::uint32_t c = cell_.value.load(std::memory_order_relaxed);
+  // acquire on success: the thief's mailbox as it left it before its
+  // release CAS. relaxed on failure: the thief withdrew, nothing to read.
+  if (c >= kThief && cell_.value.compare_exchange_strong(c, kAnswering, std::memory_order_acquire,
+                                                         std::memory_order_relaxed)) {
+    answer(c - kThief);
+    // relaxed: the next thief's post needs nothing from us.
+    cell_.value.store(kEmpty, std::memory_order_relaxed);
+  }
+  advertise();
+}
+
+void RequestProtocol::Deque::answer(std::uint32_t thief) {
+  Mailbox& box = ctx_.mailboxes[thief];
+  const std::uint32_t held = size();
+  // Up to half of the shallowest nodes, and always keep one.
+  const std::uint32_t n = held > 0 ? ctx_.steal.claim_size(held - 1) : 0;
+  if (n > 0) {
+    box.nodes.assign(nodes_ + base_, nodes_ + base_ + n);
+    base_ += n;
+    ++answers_;
+    nodes_given_ += n;
+    // release: the thief's acquire load of the status sees the nodes.
+    box.status.store(Mailbox::kAnswered, std::memory_order_release);
+  } else {
+    // release: hands the mailbox back.
+    box.status.store(Mailbox::kRefused, std::memory_order_release);
+  }
+}
+
+bool RequestProtocol::Deque::offer() {
+  advertise();
+  return size() >= 2;
+}
+
+void RequestProtocol::Deque::go_idle() {
+  // acquire: if a request is there, its thief's mailbox as the thief left it.
+  const std::uint32_t c = cell_.value.exchange(kClosed, std::memory_order_acquire);
+  if (c >= kThief) {
+    // release: hands the mailbox back.
+    ctx_.mailboxes[c - kThief].status.store(Mailbox::kRefused, std::memory_order_release);
+  }
+  advertise();
+}
+
+void RequestProtocol::Deque::got_work() {
+  // relaxed: reopening needs no ordering; a thief's post is a CAS from EMPTY.
+  cell_.value.store(kEmpty, std::memory_order_relaxed);
+  advertise();
+}
+
+StealOutcome RequestProtocol::Deque::steal(Deque& victim, BusyMark& busy) {
+  if (!victim.stealable()) return {};
+  // relaxed: look before the CAS, so a crowd of thieves does not keep pulling
+  // a busy cell's line into exclusive state.
+  if (victim.cell_.value.load(std::memory_order_relaxed) != kEmpty) return {};
+  Mailbox& box = ctx_.mailboxes[id_];
+  busy.busy();  // before the request can be answered
+  // relaxed: published by the release CAS below.
+  box.status.store(Mailbox::kWaiting, std::memory_order_relaxed);
+  std::uint32_t expected = kEmpty;
+  // release: the owner that claims the request sees our mailbox as left here.
+  if (!victim.cell_.value.compare_exchange_strong(expected, kThief + static_cast<std::uint32_t>(id_),
+                                                  std::memory_order_release, std::memory_order_relaxed)) {
+    busy.idle();
+    return {};
+  }
+  ++sent_;
+  const auto start = std::chrono::steady_clock::now();
+  bool may_withdraw = true;
+  std::uint32_t status;
+  for (unsigned spins = 1;; ++spins) {
+    // acquire: pairs with the owner's release store of the answer.
+    status = box.status.load(std::memory_order_acquire);
+    if (status != Mailbox::kWaiting) break;
+    if (spins < 64) {
+      cpu_relax();
+      continue;
+    }
+    if (may_withdraw && std::chrono::steady_clock::now() - start > kWithdrawAfter) {
+      may_withdraw = false;
+      std::uint32_t mine = kThief + static_cast<std::uint32_t>(id_);
+      // relaxed: on success nobody will write our mailbox; on failure the
+      // owner took the request and we wait for its answer (acquire above).
+      if (victim.cell_.value.compare_exchange_strong(mine, kEmpty, std::memory_order_relaxed,
+                                                     std::memory_order_relaxed)) {
+        ++withdrawn_;
+        wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        busy.idle();
+        return {true, 0};
+      }
+    }
+    std::this_thread::yield();
+  }
+  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (status == Mailbox::kRefused) {
+    ++refused_;
+    busy.idle();
+    return {true, 0};
+  }
+  ++answered_;
+  const auto n = static_cast<std::uint32_t>(box.nodes.size());
+  reserve(n);
+  for (const Node& node : box.nodes) nodes_[top_++] = node;  // shallowest first: deepest ends on top
+  box.nodes.clear();
+  return {true, n};
+}
+
+void RequestProtocol::Deque::report(ThreadStats& s) const {
+  s.shares = answers_;
+  s.nodes_shared = nodes_given_;
+  s.requests_sent = sent_;
+  s.requests_answered = answered_;
+  s.requests_refused = refused_;
+  s.requests_withdrawn = withdrawn_;
+  s.request_wait_seconds = wait_seconds_;
+}
+
+}  // namespace uts

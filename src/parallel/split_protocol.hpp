@@ -1,0 +1,79 @@
+// Protocol `split` (the default): the Lace-style split deque of
+// split_deque.hpp, whose header holds the safety argument, adapted to the
+// protocol concept (protocol.hpp).
+#pragma once
+
+#include <atomic>
+#include <span>
+#include <vector>
+
+#include "parallel/protocol.hpp"
+#include "parallel/split_deque.hpp"
+
+namespace uts {
+
+struct SplitProtocol {
+  struct Context {
+    Context(int threads, const EngineSettings& settings)
+        : steal(settings.steal), records(static_cast<std::size_t>(threads)) {}
+    StealPolicy steal;
+    std::vector<ThiefRecord> records;  // one per thread: hazard pointer and attempt counter
+  };
+
+  class Deque {
+   public:
+    Deque(Context& ctx, int id)
+        : deque_(std::span<ThiefRecord>(ctx.records)), ctx_(ctx), me_(ctx.records[static_cast<std::size_t>(id)]) {}
+
+    void reserve(std::uint32_t n) { deque_.reserve(n); }
+    void push_if(const Node& node, bool keep) { deque_.push_if(node, keep); }
+    void push(const Node& node) { deque_.push(node); }
+    bool pop(Node& out) { return deque_.pop(out); }
+    void maintain() {
+      if (deque_.share_requested()) deque_.share();
+    }
+    bool offer() {
+      if (deque_.shared_size() > 0) return true;
+      if (deque_.private_size() >= 2) deque_.share();
+      return false;  // just shared: a thief that asked takes it; wake at a later poll
+    }
+    // relaxed: a hint for thieves deciding whether to request a share.
+    void go_idle() { has_work_.value.store(false, std::memory_order_relaxed); }
+    // relaxed: as go_idle().
+    void got_work() { has_work_.value.store(true, std::memory_order_relaxed); }
+
+    bool stealable() const { return ctx_.steal.claim_size(deque_.shared_size()) > 0; }
+
+    StealOutcome steal(Deque& victim, BusyMark& busy) {
+      if (!victim.stealable()) {
+        // relaxed: a hint; the owner shares at its next expansion.
+        if (victim.has_work_.value.load(std::memory_order_relaxed)) victim.deque_.request_share();
+        return {};
+      }
+      busy.busy();  // before the claim can succeed
+      const std::uint32_t got = victim.deque_.steal(ctx_.steal, deque_, me_);
+      if (got == 0) busy.idle();
+      return {true, got};
+    }
+
+    void report(ThreadStats& s) const {
+      s.shares = deque_.shares();
+      s.nodes_shared = deque_.nodes_shared();
+      s.reclaims = deque_.reclaims();
+      s.nodes_reclaimed = deque_.nodes_reclaimed();
+    }
+
+   private:
+    SplitDeque deque_;
+    Context& ctx_;
+    ThiefRecord& me_;
+    // Thieves read it to decide whether asking for a share makes sense.
+    struct alignas(kCacheLine) {
+      std::atomic<bool> value{true};
+    } has_work_;
+  };
+};
+
+static_assert(StealProtocol<SplitProtocol>);
+
+}  // namespace uts
