@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The exactness matrix: every thread count x steal x victim x init policy on
-T1, T3 and small trees of every type must give the sequential run's size,
-depth, leaves and checksum, per-thread nodes must sum to the size, and every
-node shared must have been stolen or reclaimed. Thread counts go well past
-this machine's cores.
+"""The exactness matrix: every protocol x thread count x valid steal x victim
+x init policy on T1, T3 and small trees of every type must give the
+sequential run's size, depth, leaves and checksum, per-thread nodes must sum
+to the size, and the protocol's conservation law must hold (every node
+shared was stolen or reclaimed; every request was answered, refused or
+withdrawn). Thread counts go well past this machine's cores.
 
 usage: test_matrix.py UTS_BINARY REFERENCE_CSV [--reps N] [--threads 1,2,...]
+                      [--trees T1,T3,small] [--protocols split,locked,request,chaselev]
 """
 import argparse
 import csv
@@ -18,6 +20,25 @@ from small_trees import SMALL_TREES  # noqa: E402
 from uts_check import Tally, results_of, run_json  # noqa: E402
 
 
+def conservation(protocol, agg):
+    """The protocol's bookkeeping law; returns what broke it, or ''."""
+    if protocol in ("split", "locked"):
+        if agg["nodes_shared"] != agg["nodes_stolen"] + agg["nodes_reclaimed"]:
+            return "shared %d != stolen %d + reclaimed %d" % (
+                agg["nodes_shared"], agg["nodes_stolen"], agg["nodes_reclaimed"])
+    elif protocol == "request":
+        if agg["nodes_shared"] != agg["nodes_stolen"]:
+            return "sent %d != received %d" % (agg["nodes_shared"], agg["nodes_stolen"])
+        if agg["requests_answered"] != agg["steals"]:
+            return "answered %d != steals %d" % (agg["requests_answered"], agg["steals"])
+        if agg["requests_sent"] != agg["requests_answered"] + agg["requests_refused"] + agg["requests_withdrawn"]:
+            return "requests do not add up: %r" % ({k: v for k, v in agg.items() if k.startswith("requests")},)
+    elif protocol == "chaselev":
+        if agg["nodes_stolen"] != agg["steals"] or agg["shares"] is not None:
+            return "chaselev: %d nodes in %d steals, shares %r" % (agg["nodes_stolen"], agg["steals"], agg["shares"])
+    return ""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -25,6 +46,7 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--threads", default="1,2,3,4,8,16")
     ap.add_argument("--trees", default="T1,T3,small")
+    ap.add_argument("--protocols", default="split,locked,request,chaselev")
     args = ap.parse_args()
 
     with open(args.csv) as f:
@@ -40,21 +62,27 @@ def main():
     baseline = {name: results_of(run_json(binary_args[0], binary_args[1] + ["--sequential"]))
                 for name, binary_args in ((n, (args.binary, a)) for n, a in trees)}
     threads = [int(t) for t in args.threads.split(",")]
-    policies = list(itertools.product(["half", "one", "chunk:8"], ["random", "linear", "tree"], ["root", "balanced"]))
+    # Every steal amount each protocol can honour ("" = its own default).
+    steals = {"split": ["half", "one", "chunk:8"], "locked": ["", "chunk:8"],
+              "request": ["half", "one", "chunk:8"], "chaselev": ["one"]}
+    policies = [(proto, steal, victim, init)
+                for proto in args.protocols.split(",")
+                for steal, victim, init in itertools.product(steals[proto], ["random", "linear", "tree"],
+                                                             ["root", "balanced"])]
     for name, tree_args in trees:
         mismatches = []
         runs = 0
-        for p, (steal, victim, init), rep in itertools.product(threads, policies, range(args.reps)):
-            cfg = ["--threads", str(p), "--steal", steal, "--victim", victim, "--init", init]
+        for p, (proto, steal, victim, init), rep in itertools.product(threads, policies, range(args.reps)):
+            cfg = ["--protocol", proto, "--threads", str(p), "--victim", victim, "--init", init]
+            if steal:
+                cfg += ["--steal", steal]
             rec = run_json(args.binary, tree_args + cfg, timeout=300)
             runs += 1
             got = results_of(rec)
             per_thread = sum(t["nodes"] for t in rec["threads"])
-            agg = rec["aggregates"]
-            conserved = agg["nodes_shared"] == agg["nodes_stolen"] + agg["nodes_reclaimed"]
-            if got != baseline[name] or per_thread != got[0] or len(rec["threads"]) != p or not conserved:
-                mismatches.append("%s -> %s (per-thread sum %d; shared %d, stolen %d, reclaimed %d)" % (
-                    " ".join(cfg), got, per_thread, agg["nodes_shared"], agg["nodes_stolen"], agg["nodes_reclaimed"]))
+            law = conservation(proto, rec["aggregates"])
+            if got != baseline[name] or per_thread != got[0] or len(rec["threads"]) != p or law:
+                mismatches.append("%s -> %s (per-thread sum %d) %s" % (" ".join(cfg), got, per_thread, law))
         tally.check(not mismatches, "%s: %d parallel runs match the sequential %s" % (name, runs, baseline[name]),
                     "; ".join(mismatches[:5]))
     return tally.finish()
