@@ -99,6 +99,14 @@ def main():
             (["--config", chunk_steal], "chunk_steal.conf:2"),
             (["--config", bad_stealing], "bad_stealing.conf:1"),
             (["--sha1", "md5"], "--sha1"),
+            # Protocols: unknown names, and a steal amount or poll interval
+            # the protocol cannot honour (the message names both).
+            (["--protocol", "mpi"], "--protocol"),
+            (["--protocol", "chaselev", "--steal", "half"], "--protocol chaselev and --steal half"),
+            (["--protocol", "chaselev", "-c", "5"], "--protocol chaselev and -c 5"),
+            (["--protocol", "locked", "--steal", "one"], "--protocol locked and --steal one"),
+            (["--protocol", "request", "-I", "0"], "-I/--poll-interval"),
+            (["--protocol", "request", "--poll-interval", "-3"], "-I/--poll-interval"),
         ]
         for args, needle in cases:
             proc = run_uts(binary, args, timeout=30)

@@ -41,6 +41,52 @@ def laws(tally, label, rec):
                     label + ": rates are the ratios of the counters")
 
 
+def protocols(tally, binary):
+    """Each protocol's own counters: present where they apply, null where
+    they do not (never a zero that would look measured), and lawful."""
+    requests = ["requests_sent", "requests_answered", "requests_refused", "requests_withdrawn"]
+    for proto in ("locked", "request", "chaselev"):
+        rec = run_json(binary, T3 + ["--threads", "4", "--protocol", proto])
+        th, agg, label = rec["threads"], rec["aggregates"], "T3 4 threads --protocol " + proto
+        tally.check(rec["engine"]["protocol"] == proto, label + ": JSON names the protocol")
+        tally.check(sum(t["nodes"] for t in th) == rec["results"]["size"] == 4112897,
+                    label + ": exact, per-thread nodes sum to the size")
+        tally.check(agg["steals"] > 0 and all(t["steals"] <= t["steal_attempts"] <= t["deques_examined"] for t in th),
+                    label + ": steals > 0, steals <= attempts <= deques examined")
+        for key in ("steal_attempts", "steals", "nodes_stolen", "deques_examined", "sleeps"):
+            tally.check(agg[key] == sum(t[key] for t in th), label + ": aggregate %s is the sum" % key)
+        if proto == "locked":
+            # Chunks of the reference's K = 20: released past 2K, stolen whole.
+            tally.check(agg["nodes_stolen"] == 20 * agg["steals"] and agg["shares"] > 0 and agg["reclaims"] > 0
+                        and agg["nodes_shared"] == 20 * agg["shares"]
+                        and agg["nodes_shared"] == agg["nodes_stolen"] + agg["nodes_reclaimed"],
+                        label + ": whole chunks released, stolen or reacquired", str(agg))
+            tally.check("requests_sent" not in agg, label + ": no request counters")
+        elif proto == "request":
+            tally.check(agg["requests_sent"] > 0 and agg["requests_answered"] == agg["steals"]
+                        and agg["requests_sent"] == sum(agg[k] for k in requests[1:])
+                        and agg["nodes_shared"] == agg["nodes_stolen"] and agg["reclaims"] is None,
+                        label + ": requests sent = answered + refused + withdrawn; nodes sent = received",
+                        str(agg))
+            for key in requests:
+                tally.check(agg[key] == sum(t[key] for t in th), label + ": aggregate %s is the sum" % key)
+            tally.check(agg["mean_request_wait_seconds"] > 0 and abs(
+                agg["mean_request_wait_seconds"] - agg["request_wait_seconds"] / agg["requests_sent"]) < 1e-12,
+                label + ": mean wait for an answer measured")
+            p = run_uts(binary, T3 + ["--threads", "4", "--protocol", "request", "-v"])
+            m = re.search(r"^Requests: (\d+) sent, (\d+) answered with work", p.stdout, re.M)
+            tally.check(m is not None and int(m.group(1)) > 0, label + ": -v prints the request line", p.stdout)
+        else:
+            tally.check(agg["nodes_stolen"] == agg["steals"] and agg["shares"] is None and agg["reclaims"] is None
+                        and all(t["shares"] is None for t in th),
+                        label + ": one node per steal; shares and reclaims not applicable (null)", str(agg))
+            p = run_uts(binary, T3 + ["--threads", "4", "--protocol", proto, "--format", "csv"])
+            header, row = p.stdout.strip().split("\n")
+            fields = dict(zip(header.split(","), row.split(",")))
+            tally.check(fields["protocol"] == proto and fields["shares"] == "" and int(fields["steals"]) > 0,
+                        label + ": CSV names the protocol, leaves shares empty", row)
+
+
 def main():
     binary = sys.argv[1]
     tally = Tally()
@@ -106,6 +152,8 @@ def main():
     tally.check(int(fields["shares"]) > 0 and int(fields["nodes_shared"]) ==
                 int(fields["nodes_stolen"]) + int(fields["nodes_reclaimed"]),
                 "csv: shares > 0 and the conservation law holds")
+
+    protocols(tally, binary)
 
     # -s 0: no stealing at all, still exact, every thread busy with its block.
     rec = run_json(binary, T1 + ["--threads", "4", "-s", "0", "--init", "balanced"])

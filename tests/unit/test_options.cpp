@@ -147,6 +147,33 @@ TEST_CASE("each bad input is refused with a message naming it") {
   CHECK(error_of({"--verify"}).find("verify") != std::string::npos);
 }
 
+TEST_CASE("protocols: each has its own steal and victim defaults; -I applies to request only") {
+  const auto split = parse({});
+  CHECK(split.engine.protocol == Protocol::split);
+  CHECK(split.engine.steal.amount == StealAmount::half);
+  CHECK(split.engine.victim == VictimOrder::random);
+  const auto locked = parse({"--protocol", "locked"});
+  CHECK(locked.engine.protocol == Protocol::locked);
+  CHECK(locked.engine.steal.amount == StealAmount::chunk);
+  CHECK(locked.engine.steal.chunk == 20);  // the reference's default chunk
+  CHECK(locked.engine.victim == VictimOrder::linear);
+  CHECK(parse({"--protocol", "locked", "-c", "7"}).engine.steal.chunk == 7);
+  CHECK(parse({"--protocol", "locked", "--victim", "tree"}).engine.victim == VictimOrder::tree);
+  const auto chaselev = parse({"--protocol", "chaselev"});
+  CHECK(chaselev.engine.steal.amount == StealAmount::one);
+  CHECK(chaselev.engine.victim == VictimOrder::random);
+  const auto request = parse({"--protocol", "request", "-I", "16", "--steal", "chunk:3"});
+  CHECK(request.engine.protocol == Protocol::request);
+  CHECK(request.engine.poll_interval == 16);
+  CHECK_FALSE(request.engine.reference.poll_interval);  // applies: not a not-applicable flag
+  CHECK(request.engine.steal.chunk == 3);
+  CHECK(parse({"--protocol", "request"}).engine.poll_interval == 1);
+  CHECK(error_of({"--protocol", "chaselev", "--steal", "half"}).find("--protocol chaselev and --steal half") == 0);
+  CHECK(error_of({"--protocol", "locked", "--steal", "one"}).find("--protocol locked and --steal one") == 0);
+  CHECK(error_of({"--protocol", "request", "-I", "0"}).find("-I/--poll-interval") == 0);
+  CHECK(error_of({"--protocol", "nope"}).find("--protocol") == 0);
+}
+
 TEST_CASE("reference parallel flags: -c, -s, -T, -v N, -i, -I, -x") {
   const auto c = parse({"-c", "20", "-T", "3", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"});
   CHECK(c.engine.steal.amount == StealAmount::chunk);
