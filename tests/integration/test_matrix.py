@@ -8,6 +8,8 @@ withdrawn). Thread counts go well past this machine's cores.
 
 usage: test_matrix.py UTS_BINARY REFERENCE_CSV [--reps N] [--threads 1,2,...]
                       [--trees T1,T3,small] [--protocols split,locked,request,chaselev]
+                      [--victims random,linear,tree] [--inits root,balanced]
+UTS_MATRIX_THREADS in the environment replaces the default thread counts.
 """
 import argparse
 import csv
@@ -44,9 +46,13 @@ def main():
     ap.add_argument("binary")
     ap.add_argument("csv")
     ap.add_argument("--reps", type=int, default=1)
-    ap.add_argument("--threads", default="1,2,3,4,8,16")
+    # The environment may narrow the thread counts (scripts/test's second,
+    # clang + libomp pass); the command line wins.
+    ap.add_argument("--threads", default=os.environ.get("UTS_MATRIX_THREADS", "1,2,3,4,8,16"))
     ap.add_argument("--trees", default="T1,T3,small")
     ap.add_argument("--protocols", default="split,locked,request,chaselev")
+    ap.add_argument("--victims", default="random,linear,tree")
+    ap.add_argument("--inits", default="root,balanced")
     args = ap.parse_args()
 
     with open(args.csv) as f:
@@ -67,8 +73,8 @@ def main():
               "request": ["half", "one", "chunk:8"], "chaselev": ["one"]}
     policies = [(proto, steal, victim, init)
                 for proto in args.protocols.split(",")
-                for steal, victim, init in itertools.product(steals[proto], ["random", "linear", "tree"],
-                                                             ["root", "balanced"])]
+                for steal, victim, init in itertools.product(steals[proto], args.victims.split(","),
+                                                             args.inits.split(","))]
     for name, tree_args in trees:
         mismatches = []
         runs = 0
