@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Randomized oversubscribed stress runs per protocol: random tree (T1, T3 or
+a small tree), thread count (2 to 32 on this 2-core machine), valid steal
+amount, victim policy, initial spread and, for `request`, poll interval; each
+run must be exact. The seed is printed, so a failure can be replayed with
+--seed.
+
+usage: test_stress.py UTS_BINARY REFERENCE_CSV [--runs N] [--seed S]
+"""
+import argparse
+import csv
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from small_trees import SMALL_TREES  # noqa: E402
+from uts_check import Tally, results_of, run_json  # noqa: E402
+
+STEALS = {"split": ["half", "one", "chunk:1", "chunk:3", "chunk:50"],
+          "locked": ["chunk:1", "chunk:5", "chunk:20", "chunk:64"],
+          "request": ["half", "one", "chunk:2", "chunk:20"],
+          "chaselev": ["one"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("csv")
+    ap.add_argument("--runs", type=int, default=25, help="runs per protocol")
+    ap.add_argument("--seed", type=int, default=None)
+    args = ap.parse_args()
+    seed = args.seed if args.seed is not None else int(time.time())
+    print("seed %d (replay with --seed %d)" % (seed, seed), flush=True)
+    rng = random.Random(seed)
+    with open(args.csv) as f:
+        rows = {r["name"]: r["args"].split() for r in csv.DictReader(f)}
+    trees = [("T1", rows["T1"]), ("T3", rows["T3"])] + [(n, a.split()) for n, a, _ in SMALL_TREES]
+    expected = {}
+    tally = Tally()
+    for proto in STEALS:
+        failures = []
+        for _ in range(args.runs):
+            name, tree_args = rng.choice(trees)
+            if name not in expected:
+                expected[name] = results_of(run_json(args.binary, tree_args + ["--sequential"]))
+            cfg = ["--protocol", proto, "--threads", str(rng.choice([2, 3, 5, 8, 13, 16, 32])),
+                   "--steal", rng.choice(STEALS[proto]), "--victim", rng.choice(["random", "linear", "tree"]),
+                   "--init", rng.choice(["root", "balanced"])]
+            if proto == "request":
+                cfg += ["-I", str(rng.choice([1, 2, 16, 256]))]
+            try:
+                got = results_of(run_json(args.binary, tree_args + cfg, timeout=120))
+            except AssertionError as e:
+                got = str(e)
+            if got != expected[name]:
+                failures.append("%s %s -> %s (expected %s)" % (name, " ".join(cfg), got, expected[name]))
+        tally.check(not failures, "%s: %d randomized oversubscribed runs exact" % (proto, args.runs),
+                    "; ".join(failures[:3]))
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
