@@ -39,9 +39,10 @@
  *    read. Le et al. prove (Section 4 of the paper) that these orders give
  *    only behaviours the algorithm has under SC; spin checks the algorithm
  *    itself, and the mutants below remove the orderings the fences enforce;
- *  - capacities 2 then 4 (N <= 4 live nodes; an assertion checks no second
- *    growth is needed); positions never wrap (the code's 64-bit indices);
- *  - sizes: N = 4, THIEVES = 2.
+ *  - capacities 2, 4 then 8 (N = 5 values, so up to two growths, the second
+ *    while a thief may still hold the first array; an assertion checks no
+ *    third one is needed); positions never wrap (the code's 64-bit indices);
+ *  - sizes: N = 5, THIEVES = 2.
  *
  * Mutations that must be caught (check.sh verifies they are):
  *   -DBUG_NO_CAS_ON_LAST    take() returns the last node (t == b) without
@@ -51,16 +52,17 @@
  *        the owner takes as a non-last one, without a CAS
  *   -DBUG_BOTTOM_BEFORE_TOP steal() loads bottom before top: with a stale
  *        bottom it claims a position the owner has already taken
+ *   -DBUG_PUBLISH_BEFORE_COPY growth publishes the new array before copying
+ *        the live nodes into it: a thief reads a slot never written (shows
+ *        the growth path is explored)
  */
 #ifndef N
-#define N 4
+#define N 5
 #endif
 #ifndef THIEVES
 #define THIEVES 2
 #endif
-#ifndef NARR
-#define NARR 2            /* capacities 2, 4 (, 8) */
-#endif
+#define NARR 3            /* capacities 2, 4, 8 */
 #define CAPMAX 8
 
 typedef Arr { byte s[CAPMAX] };
@@ -92,13 +94,18 @@ proctype Owner() {
         :: bown - tcache + 1 > cap[a] ->              /* grow */
            assert(a + 1 < NARR);
            assert(bown - tcache + 1 <= cap[a + 1]);
+#ifdef BUG_PUBLISH_BEFORE_COPY
+           pub = a + 1;                               /* before the copies: wrong */
+#endif
            i = tcache;
            do
            :: i < bown -> arr[a + 1].s[i % cap[a + 1]] = arr[a].s[i % cap[a]]; i++
            :: else -> break
            od;
            i = 0;
+#ifndef BUG_PUBLISH_BEFORE_COPY
            pub = a + 1;                               /* publish (release) */
+#endif
            a++
         :: else
         fi
@@ -186,7 +193,7 @@ init {
   atomic {
     cap[0] = 2;
     cap[1] = 4;
-    cap[2 % NARR] = cap[2 % NARR] + (NARR > 2) * 8;
+    cap[2] = 8;
     run Owner();
     j = 0;
     do

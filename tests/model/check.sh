@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Model-check the split deque protocol and the termination protocol with spin:
+# Model-check the split deque, termination, request/response and Chase-Lev
+# protocols with spin:
 # each faithful model must be free of assertion violations and invalid end
-# states (the termination model also of runs that never detect the end), and
+# states (the termination and request models also of runs that never detect
+# the end), and
 # each deliberately broken variant must be caught (so no model is vacuous).
 # Every search is exhaustive (no bitstate, no hash compaction).
 # usage: check.sh [SPIN]
@@ -60,5 +62,22 @@ verify termination safety termination-no-epoch-mutant caught -DBUG_NO_EPOCH
 verify termination safety termination-busy-after-claim-mutant caught -DBUG_BUSY_AFTER_CLAIM
 verify termination liveness termination-progress clean -DLIVENESS -DEMAX=3
 verify termination liveness termination-no-idle-after-failed-claim-mutant caught -DLIVENESS -DEMAX=3 -DBUG_NO_IDLE_AFTER_FAILED_CLAIM
+
+# Request/response handshake: 3 threads, 2 initial nodes, 2 children in all,
+# 2 steal tries per thread (the liveness search visits ~10x its states).
+verify request safety request-protocol clean
+verify request safety request-answer-without-claim-mutant caught -DBUG_ANSWER_WITHOUT_CLAIM
+verify request safety request-close-blindly-mutant caught -DBUG_CLOSE_BLINDLY
+verify request safety request-busy-after-post-mutant caught -DBUG_BUSY_AFTER_POST
+verify request safety request-failed-withdrawal-moves-on-mutant caught -DBUG_FAILED_WITHDRAWAL_MOVES_ON
+verify request liveness request-progress clean -DLIVENESS
+verify request liveness request-close-blindly-liveness-mutant caught -DLIVENESS -DBUG_CLOSE_BLINDLY
+
+# Chase-Lev: 1 owner pushing 5 values and taking, 2 thieves, capacities 2, 4, 8.
+verify chaselev safety chaselev-protocol clean
+verify chaselev safety chaselev-take-last-without-cas-mutant caught -DBUG_NO_CAS_ON_LAST
+verify chaselev safety chaselev-take-top-before-bottom-mutant caught -DBUG_TOP_BEFORE_BOTTOM
+verify chaselev safety chaselev-steal-bottom-before-top-mutant caught -DBUG_BOTTOM_BEFORE_TOP
+verify chaselev safety chaselev-publish-before-copy-mutant caught -DBUG_PUBLISH_BEFORE_COPY
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
