@@ -27,7 +27,7 @@ const char* const kFileKeys[] = {"tree", "shape", "b0", "depth", "nonleaf-prob",
                                  "victim", "init", "max-nodes", "expect-size",
                                  "expect-depth", "expect-leaves", "format",
                                  "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1",
-                                 "protocol"};
+                                 "protocol", "domains", "steal-local", "steal-remote", "remote-delay"};
 
 // The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
 constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
@@ -61,8 +61,16 @@ cxxopts::Options make_options() {
               "locked chunk:20, chaselev one)", cxxopts::value<std::string>())
     ("c,chunk", "nodes per steal, as --steal chunk:K (the reference's chunk size; K from 1 to 999999999; both given must agree)", cxxopts::value<std::string>(), "K")
     ("s,stealing", "work stealing: 1 on (default), 0 off (each thread explores only the nodes it starts with)", cxxopts::value<std::string>(), "0|1")
-    ("victim", "victim selection: random | linear | tree (default: the protocol's own: locked linear, "
+    ("victim", "victim selection: random | linear | tree | hier (default: the protocol's own: locked linear, "
                "the others random)", cxxopts::value<std::string>())
+    ("domains", "locality domains: numa | l3 | package (from hwloc and the threads' binding) | N (N equal virtual "
+                "domains of consecutive threads); default numa", cxxopts::value<std::string>())
+    ("steal-local", "--victim hier: nodes per steal inside the domain, half | one | chunk:K (default one)",
+     cxxopts::value<std::string>())
+    ("steal-remote", "--victim hier: nodes per steal across domains, half | one | chunk:K (default half)",
+     cxxopts::value<std::string>())
+    ("remote-delay", "spin NS nanoseconds before every probe of and claim on another domain's deque (emulates "
+                     "remote cost; 0 to 10000000000, default 0)", cxxopts::value<std::string>(), "NS")
     ("init", "root start: root (thread 0 expands it) | balanced (children split in blocks)", cxxopts::value<std::string>()->default_value("root"))
     ("sha1", "child-id hashing: auto (SHA-NI when the CPU has it) | shani | cryptopp", cxxopts::value<std::string>()->default_value("auto"))
     ("max-nodes", "stop after about N nodes and say so (safety valve)", cxxopts::value<std::string>());
@@ -233,6 +241,26 @@ void check_protocol_steal(Protocol p, const StealPolicy& steal, const std::strin
                      " do not go together: Chase-Lev steals the single top node (--steal one)");
 }
 
+// Locality settings that depend on others (checked once, on the merged
+// command line and files, since a file may set threads or victim later).
+void check_locality(const cxxopts::ParseResult& r, EngineSettings& e) {
+  const bool local_given = r.count("steal-local") > 0, remote_given = r.count("steal-remote") > 0;
+  if (e.domains.level == DomainLevel::virtual_count && e.domains.count > e.threads && !e.sequential)
+    throw UsageError("--domains " + std::to_string(e.domains.count) + ": more domains than threads (" +
+                     std::to_string(e.threads) + ")");
+  if ((local_given || remote_given) && e.victim != VictimOrder::hier)
+    throw UsageError(std::string(local_given ? "--steal-local" : "--steal-remote") +
+                     " applies only to --victim hier (victim here: " + to_string(e.victim) + ")");
+  if (e.protocol == Protocol::locked || e.protocol == Protocol::chaselev) {
+    // One fixed amount: hier orders victims and limits remote rounds, but
+    // local and remote steals take the same chunk (locked) or node (chaselev).
+    if (local_given) check_protocol_steal(e.protocol, e.steal_local, "--steal-local " + to_string(e.steal_local));
+    if (remote_given)
+      check_protocol_steal(e.protocol, e.steal_remote, "--steal-remote " + to_string(e.steal_remote));
+    e.steal_local = e.steal_remote = e.steal;
+  }
+}
+
 // -c K: the reference's chunk size, here --steal chunk:K.
 StealPolicy chunk_of(const cxxopts::ParseResult& r) {
   const std::int64_t k = int_in_range(r, "chunk", 1, 999999999);  // parse_steal's range
@@ -332,7 +360,22 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
   if (r.count("victim")) {
     const std::string victim = value_of<std::string>(r, "victim");
     if (auto v = parse_victim(victim)) e.victim = *v;
-    else throw UsageError("--victim: '" + victim + "' is not random, linear or tree");
+    else throw UsageError("--victim: '" + victim + "' is not random, linear, tree or hier");
+  }
+  if (r.count("domains")) {
+    const std::string d = value_of<std::string>(r, "domains");
+    if (auto v = parse_domains(d)) e.domains = *v;
+    else throw UsageError("--domains: '" + d + "' is not numa, l3, package or a number of domains N >= 1");
+    e.domains_given = true;
+  }
+  if (r.count("remote-delay"))
+    e.remote_delay_ns = static_cast<std::uint64_t>(int_in_range(r, "remote-delay", 0, 10000000000LL));
+  for (const char* key : {"steal-local", "steal-remote"}) {
+    if (!r.count(key)) continue;
+    const std::string text = value_of<std::string>(r, key);
+    const auto v = parse_steal(text);
+    if (!v) throw UsageError(std::string("--") + key + ": '" + text + "' is not half, one or chunk:K with K >= 1");
+    (std::string(key) == "steal-local" ? e.steal_local : e.steal_remote) = *v;
   }
   const std::string init = value_of<std::string>(r, "init");
   if (auto v = parse_init(init)) e.init = *v;
@@ -533,6 +576,7 @@ RunConfig parse_command_line(int argc, const char* const* argv, int default_thre
   const auto r = parse_tokens(options, tokens);
 
   fill_config(r, cfg, default_threads);
+  check_locality(r, cfg.engine);
   try {
     validate(cfg.tree, cfg.stop.max_nodes != 0);
   } catch (const std::invalid_argument& err) {

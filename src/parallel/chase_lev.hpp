@@ -172,8 +172,10 @@ struct ChaseLevProtocol {
     void go_idle() {}
     void got_work() {}
     bool stealable() const { return deque_.size_estimate() > 0; }
-    StealOutcome steal(Deque& victim, BusyMark& busy) {
+    StealOutcome steal(Deque& victim, BusyMark& busy, const StealPolicy&, const RemoteDelay& delay) {
+      // Always the top node.
       busy.busy();  // before the claim can succeed
+      delay();
       Node node;
       if (!victim.deque_.steal(node)) {
         busy.idle();

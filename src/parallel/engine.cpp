@@ -19,6 +19,7 @@
 #include "parallel/split_protocol.hpp"
 #include "parallel/termination.hpp"
 #include "parallel/victim.hpp"
+#include "topology/domains.hpp"
 #include "util/clock.hpp"
 #include "util/interrupt.hpp"
 
@@ -84,6 +85,13 @@ struct Shared {
   ManberTree manber;
   StopFlag stop_flag;
   SleepBoard sleep;
+  // Locality (settings.uses_domains()): the thread -> domain map, and per
+  // domain whether one of its threads has a remote steal round in flight.
+  std::optional<DomainMap> domains;
+  struct alignas(kCacheLine) RemoteSlot {
+    std::atomic<bool> in_flight{false};
+  };
+  std::unique_ptr<RemoteSlot[]> remote_slots;
 };
 
 // The one worker loop, generic over the steal protocol (protocol.hpp).
@@ -96,7 +104,16 @@ class ThreadRun {
         sh_(shared),
         self_(*shared.workers[static_cast<std::size_t>(id)]),
         busy_(shared.termination, id),
-        victims_(shared.settings.victim, id, threads, &shared.manber, static_cast<std::uint64_t>(id) + 1) {}
+        victims_(shared.settings.victim, id, threads, &shared.manber, static_cast<std::uint64_t>(id) + 1) {
+    if (shared.domains) {
+      const DomainMap& m = *shared.domains;
+      domain_ = m.of_thread[static_cast<std::size_t>(id)];
+      for (int t = 0; t < threads; ++t) {
+        if (t == id) continue;
+        (m.same(t, id) ? local_ : remote_).push_back(t);
+      }
+    }
+  }
 
   void seed_work() {
     const Node root = sh_.tree.root();
@@ -196,17 +213,28 @@ class ThreadRun {
         }
         continue;
       }
-      const int v = victims_.next();
-      if (v < 0) {  // a single thread: nobody to steal from
-        if (sh_.termination.detect(scan_)) break;
-        continue;
+      if (sh_.settings.victim == VictimOrder::hier) {
+        if (threads_ == 1) {
+          if (sh_.termination.detect(scan_)) break;
+          continue;
+        }
+        if (hier_round()) {
+          found = true;
+          break;
+        }
+      } else {
+        const int v = victims_.next();
+        if (v < 0) {  // a single thread: nobody to steal from
+          if (sh_.termination.detect(scan_)) break;
+          continue;
+        }
+        if (try_victim(v)) {
+          victims_.found_work(v);
+          found = true;
+          break;
+        }
+        victims_.missed();
       }
-      if (try_victim(v)) {
-        victims_.found_work(v);
-        found = true;
-        break;
-      }
-      victims_.missed();
       if (backoff.next() == Backoff::Step::sleep) {
         if (sh_.termination.detect(scan_)) {
           sh_.sleep.wake_all();
@@ -222,15 +250,55 @@ class ThreadRun {
     return found;
   }
 
-  // One probe of victim v; true when nodes were stolen into our deque.
-  bool try_victim(int v) {
+  // --victim hier (the Chapel DistBag_DFS policy): a local round over the
+  // other threads of this domain in random order, taking --steal-local;
+  // after it failed, one remote round over the other domains' threads in
+  // random order, taking --steal-remote, unless another thread of this
+  // domain has a remote round in flight (then this one goes back to local
+  // rounds). true when nodes were stolen.
+  bool hier_round() {
+    shuffle(local_);
+    for (int v : local_)
+      if (try_victim(v, sh_.settings.steal_local)) return true;
+    if (remote_.empty()) return false;
+    auto& slot = sh_.remote_slots[static_cast<std::size_t>(domain_)].in_flight;
+    // relaxed, both: the flag only limits how many remote rounds run at once;
+    // it guards no data (each claim is validated by its protocol).
+    if (slot.load(std::memory_order_relaxed) || slot.exchange(true, std::memory_order_relaxed)) return false;
+    shuffle(remote_);
+    bool got = false;
+    for (int v : remote_)
+      if ((got = try_victim(v, sh_.settings.steal_remote))) break;
+    slot.store(false, std::memory_order_relaxed);  // relaxed: as above
+    return got;
+  }
+
+  void shuffle(std::vector<int>& v) {
+    for (std::size_t i = v.size(); i > 1; --i)
+      std::swap(v[i - 1], v[victims_.random_below(static_cast<std::uint32_t>(i))]);
+  }
+
+  bool try_victim(int v) { return try_victim(v, sh_.settings.steal); }
+
+  // One probe of victim v, taking `amount`; true when nodes were stolen into
+  // our deque. A victim in another domain costs --remote-delay before the
+  // probe and again before the claim.
+  bool try_victim(int v, const StealPolicy& amount) {
     ++self_.stats.deques_examined;
     Worker<P>& victim = *sh_.workers[static_cast<std::size_t>(v)];
-    const StealOutcome got = self_.deque.steal(victim.deque, busy_);
-    if (got.attempted) ++self_.stats.steal_attempts;
+    const bool remote = sh_.domains && !sh_.domains->same(id_, v);
+    const RemoteDelay delay{remote ? sh_.settings.remote_delay_ns : 0};
+    delay();
+    const StealOutcome got = self_.deque.steal(victim.deque, busy_, amount, delay);
+    if (got.attempted) {
+      ++self_.stats.steal_attempts;
+      ++(remote ? self_.stats.remote_steal_attempts : self_.stats.local_steal_attempts);
+    }
     if (got.nodes == 0) return false;
     ++self_.stats.steals;
     self_.stats.nodes_stolen += got.nodes;
+    ++(remote ? self_.stats.remote_steals : self_.stats.local_steals);
+    (remote ? self_.stats.remote_steal_nodes : self_.stats.local_steal_nodes) += got.nodes;
     return true;
   }
 
@@ -244,12 +312,24 @@ class ThreadRun {
   unsigned last_wake_poll_ = 0;
   Expander expander_;
   std::vector<std::uint64_t> scan_;  // termination detection scratch
+  int domain_ = 0;
+  std::vector<int> local_, remote_;  // other threads in this domain, in others
 };
 
 template <StealProtocol P>
 RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress) {
   const int threads = settings.threads;
   Shared<P> shared(threads, tree, settings, stop, progress);
+  // Domains: virtual ones need nothing from the machine; hardware ones need
+  // each thread's binding, read inside the region below.
+  std::unique_ptr<Topology> topology;
+  std::vector<int> hw_domain(static_cast<std::size_t>(threads), -1);
+  if (settings.uses_domains() && settings.domains.level != DomainLevel::virtual_count) {
+    topology = std::make_unique<Topology>();
+    if (!topology->loaded())
+      std::fprintf(stderr, "uts: warning: cannot read the hardware topology (%s): one domain\n",
+                   topology->error().c_str());
+  }
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   std::chrono::steady_clock::time_point start;
@@ -264,7 +344,20 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     // Each worker is allocated and first touched by its own thread.
     auto* me = new Worker<P>(shared.protocol, id);
     shared.workers[static_cast<std::size_t>(id)] = me;
+    if (topology && topology->loaded())
+      hw_domain[static_cast<std::size_t>(id)] = topology->domain_of_calling_thread(settings.domains.level);
 #pragma omp barrier
+#pragma omp single
+    if (settings.uses_domains()) {
+      const DomainSpec& spec = settings.domains;
+      if (spec.level == DomainLevel::virtual_count) shared.domains = virtual_domains(threads, spec.count);
+      else if (topology->loaded())
+        shared.domains = hardware_domains(hw_domain, topology->domains_at(spec.level), to_string(spec));
+      else
+        shared.domains = virtual_domains(threads, 1);
+      shared.remote_slots = std::make_unique<typename Shared<P>::RemoteSlot[]>(
+          static_cast<std::size_t>(shared.domains->count));
+    }
     if (granted == threads) {
 #pragma omp single
       start = std::chrono::steady_clock::now();
@@ -294,6 +387,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
   out.status = shared.stop_flag.reason();
+  out.domains = shared.domains;
   return out;
 }
 

@@ -124,9 +124,11 @@ struct LockedProtocol {
     void go_idle() {}
     void got_work() {}
     bool stealable() const { return stack_.chunks_shared() > 0; }
-    StealOutcome steal(Deque& victim, BusyMark& busy) {
+    StealOutcome steal(Deque& victim, BusyMark& busy, const StealPolicy&, const RemoteDelay& delay) {
+      // Always one chunk of K.
       if (!victim.stealable()) return {};
       busy.busy();  // before the claim can succeed
+      delay();
       const std::uint32_t got = victim.stack_.steal_into(stack_);
       if (got == 0) busy.idle();
       return {true, got};

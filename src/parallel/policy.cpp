@@ -40,6 +40,7 @@ std::optional<VictimOrder> parse_victim(const std::string& text) {
   if (text == "random") return VictimOrder::random;
   if (text == "linear") return VictimOrder::linear;
   if (text == "tree") return VictimOrder::tree;
+  if (text == "hier") return VictimOrder::hier;
   return std::nullopt;
 }
 
@@ -63,6 +64,7 @@ const char* to_string(VictimOrder v) {
     case VictimOrder::random: return "random";
     case VictimOrder::linear: return "linear";
     case VictimOrder::tree: return "tree";
+    case VictimOrder::hier: return "hier";
   }
   return "?";
 }

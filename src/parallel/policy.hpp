@@ -10,7 +10,7 @@ namespace uts {
 
 enum class Protocol { split, locked, request, chaselev };
 enum class StealAmount { half, one, chunk };
-enum class VictimOrder { random, linear, tree };
+enum class VictimOrder { random, linear, tree, hier };
 enum class InitSpread { root, balanced };
 
 struct StealPolicy {

@@ -22,13 +22,21 @@
 // to thieves (any thread):
 //   stealable()           a cheap probe: does a steal look worthwhile
 // and to the thief, called on the thief's own deque:
-//   steal(victim, busy)   try to move nodes from `victim` into this deque
+//   steal(victim, busy, amount, delay)
+//                         try to move nodes from `victim` into this
+//                         deque; `amount` is the steal policy for this try
+//                         (--steal, or --steal-local/-remote under --victim
+//                         hier); locked and chaselev have one fixed amount
+//                         each, which the command line has checked;
+//                         `delay()` runs right before the claim (a no-op
+//                         unless the victim is in another domain)
 //
 // Termination (termination.hpp) needs one rule from every protocol: a thief
 // calls busy.busy() before its claim can succeed and busy.idle() if it fails,
 // so every node not yet expanded is always held by a busy thread.
 #pragma once
 
+#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -37,6 +45,10 @@
 #include "parallel/termination.hpp"
 #include "report/result.hpp"
 #include "tree/node.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace uts {
 
@@ -52,6 +64,22 @@ class BusyMark {
   int id_;
 };
 
+// --remote-delay: the emulated cost of one access to another domain's deque.
+// A protocol calls it right before its claim (CAS, lock or request post);
+// the engine calls it before the probe.
+struct RemoteDelay {
+  std::uint64_t ns = 0;
+  void operator()() const {
+    if (ns == 0) return;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+    while (std::chrono::steady_clock::now() < end) {
+#if defined(__x86_64__) || defined(__i386__)
+      _mm_pause();
+#endif
+    }
+  }
+};
+
 // What one steal try did.
 struct StealOutcome {
   bool attempted = false;  // a claim was issued (CAS, lock, or request posted)
@@ -60,7 +88,7 @@ struct StealOutcome {
 
 template <class D>
 concept ProtocolDeque = requires(D& d, const D& cd, D& victim, const Node& node, Node& out, BusyMark& busy,
-                                 ThreadStats& stats) {
+                                 const StealPolicy& amount, const RemoteDelay& delay, ThreadStats& stats) {
   { d.reserve(std::uint32_t{1}) };
   { d.push_if(node, true) };
   { d.push(node) };
@@ -70,7 +98,7 @@ concept ProtocolDeque = requires(D& d, const D& cd, D& victim, const Node& node,
   { d.go_idle() };
   { d.got_work() };
   { cd.stealable() } -> std::same_as<bool>;
-  { d.steal(victim, busy) } -> std::same_as<StealOutcome>;
+  { d.steal(victim, busy, amount, delay) } -> std::same_as<StealOutcome>;
   { cd.report(stats) };
 };
 

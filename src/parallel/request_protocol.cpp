@@ -28,8 +28,7 @@ void cpu_relax() {
 }  // namespace
 
 RequestProtocol::Context::Context(int threads, const EngineSettings& settings)
-    : steal(settings.steal),
-      poll_interval(settings.poll_interval),
+    : poll_interval(settings.poll_interval),
       mailboxes(new Mailbox[static_cast<std::size_t>(threads)]) {}
 
 RequestProtocol::Deque::Deque(Context& ctx, int id)
@@ -87,7 +86,7 @@ void RequestProtocol::Deque::answer(std::uint32_t thief) {
   Mailbox& box = ctx_.mailboxes[thief];
   const std::uint32_t held = size();
   // Up to half of the shallowest nodes, and always keep one.
-  const std::uint32_t n = held > 0 ? ctx_.steal.claim_size(held - 1) : 0;
+  const std::uint32_t n = held > 0 ? box.want.claim_size(held - 1) : 0;
   if (n > 0) {
     box.nodes.assign(nodes_ + base_, nodes_ + base_ + n);
     base_ += n;
@@ -122,14 +121,17 @@ void RequestProtocol::Deque::got_work() {
   advertise();
 }
 
-StealOutcome RequestProtocol::Deque::steal(Deque& victim, BusyMark& busy) {
+StealOutcome RequestProtocol::Deque::steal(Deque& victim, BusyMark& busy, const StealPolicy& amount,
+                                           const RemoteDelay& delay) {
   if (!victim.stealable()) return {};
   // relaxed: look before the CAS, so a crowd of thieves does not keep pulling
   // a busy cell's line into exclusive state.
   if (victim.cell_.value.load(std::memory_order_relaxed) != kEmpty) return {};
   Mailbox& box = ctx_.mailboxes[id_];
   busy.busy();  // before the request can be answered
-  // relaxed: published by the release CAS below.
+  delay();
+  box.want = amount;
+  // relaxed: published, with `want`, by the release CAS below.
   box.status.store(Mailbox::kWaiting, std::memory_order_relaxed);
   std::uint32_t expected = kEmpty;
   // release: the owner that claims the request sees our mailbox as left here.

@@ -7,7 +7,8 @@
 //  - an idle thief posts a request into the victim's request cell, one CAS
 //    (EMPTY -> its id); one outstanding request per thief;
 //  - the owner checks its cell every N expansions (--poll-interval N, -I N)
-//    and answers: it copies up to half of its shallowest nodes (keeping at
+//    and answers: it copies up to half of its shallowest nodes (or what the
+//    thief's steal policy asks: one, or a chunk of K; always keeping at
 //    least one for itself) into the thief's mailbox and publishes them, or
 //    refuses;
 //  - a thief whose victim does not answer within a while withdraws its
@@ -49,13 +50,13 @@ namespace uts {
 struct alignas(kCacheLine) Mailbox {
   enum : std::uint32_t { kIdle, kWaiting, kAnswered, kRefused };
   std::atomic<std::uint32_t> status{kIdle};
+  StealPolicy want;         // how much the thief asks for (written before it posts)
   std::vector<Node> nodes;  // the answer (owned by whoever the handshake says)
 };
 
 struct RequestProtocol {
   struct Context {
     Context(int threads, const EngineSettings& settings);
-    StealPolicy steal;
     std::uint32_t poll_interval;
     std::unique_ptr<Mailbox[]> mailboxes;  // one per thread
   };
@@ -95,7 +96,7 @@ struct RequestProtocol {
     void got_work();
     // relaxed: a hint; the owner decides when it answers.
     bool stealable() const { return advert_.value.load(std::memory_order_relaxed); }
-    StealOutcome steal(Deque& victim, BusyMark& busy);
+    StealOutcome steal(Deque& victim, BusyMark& busy, const StealPolicy& amount, const RemoteDelay& delay);
     void report(ThreadStats& s) const;
 
     // The number of nodes this deque holds (owner only).

@@ -14,16 +14,14 @@ namespace uts {
 
 struct SplitProtocol {
   struct Context {
-    Context(int threads, const EngineSettings& settings)
-        : steal(settings.steal), records(static_cast<std::size_t>(threads)) {}
-    StealPolicy steal;
+    Context(int threads, const EngineSettings&) : records(static_cast<std::size_t>(threads)) {}
     std::vector<ThiefRecord> records;  // one per thread: hazard pointer and attempt counter
   };
 
   class Deque {
    public:
     Deque(Context& ctx, int id)
-        : deque_(std::span<ThiefRecord>(ctx.records)), ctx_(ctx), me_(ctx.records[static_cast<std::size_t>(id)]) {}
+        : deque_(std::span<ThiefRecord>(ctx.records)), me_(ctx.records[static_cast<std::size_t>(id)]) {}
 
     void reserve(std::uint32_t n) { deque_.reserve(n); }
     void push_if(const Node& node, bool keep) { deque_.push_if(node, keep); }
@@ -42,16 +40,16 @@ struct SplitProtocol {
     // relaxed: as go_idle().
     void got_work() { has_work_.value.store(true, std::memory_order_relaxed); }
 
-    bool stealable() const { return ctx_.steal.claim_size(deque_.shared_size()) > 0; }
+    bool stealable() const { return deque_.shared_size() > 0; }
 
-    StealOutcome steal(Deque& victim, BusyMark& busy) {
-      if (!victim.stealable()) {
+    StealOutcome steal(Deque& victim, BusyMark& busy, const StealPolicy& amount, const RemoteDelay& delay) {
+      if (amount.claim_size(victim.deque_.shared_size()) == 0) {
         // relaxed: a hint; the owner shares at its next expansion.
         if (victim.has_work_.value.load(std::memory_order_relaxed)) victim.deque_.request_share();
         return {};
       }
       busy.busy();  // before the claim can succeed
-      const std::uint32_t got = victim.deque_.steal(ctx_.steal, deque_, me_);
+      const std::uint32_t got = victim.deque_.steal(amount, deque_, me_, delay);
       if (got == 0) busy.idle();
       return {true, got};
     }
@@ -65,7 +63,6 @@ struct SplitProtocol {
 
    private:
     SplitDeque deque_;
-    Context& ctx_;
     ThiefRecord& me_;
     // Thieves read it to decide whether asking for a share makes sense.
     struct alignas(kCacheLine) {

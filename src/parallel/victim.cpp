@@ -35,7 +35,8 @@ void VictimSelector::begin_search() {
 int VictimSelector::next() {
   if (threads_ < 2) return -1;
   switch (order_) {
-    case VictimOrder::random: {
+    case VictimOrder::random:
+    case VictimOrder::hier: {  // hier rounds are built by the engine; this is its fallback
       const auto pick = static_cast<int>(random_u64() % static_cast<std::uint64_t>(threads_ - 1));
       return pick >= self_ ? pick + 1 : pick;  // uniform over the others
     }

@@ -48,6 +48,9 @@ class VictimSelector {
   void found_work(int victim);
   void missed();
 
+  // Uniform in [0, n), n >= 1 (the hier search shuffles its rounds with it).
+  std::uint32_t random_below(std::uint32_t n) { return static_cast<std::uint32_t>(random_u64() % n); }
+
   // Manber search state, exposed for the unit tests.
   std::uint64_t round() const { return round_; }
   void set_round_for_testing(std::uint64_t round) { round_ = round; }

@@ -85,9 +85,18 @@ std::string engine_summary(const EngineSettings& e) {
   std::ostringstream s;
   s << "Engine: " << kNames[static_cast<int>(e.protocol)] << " (--protocol " << to_string(e.protocol) << "), "
     << e.threads << (e.threads == 1 ? " thread" : " threads");
-  if (e.stealing) s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
-  if (e.stealing && e.protocol == Protocol::request) s << ", poll every " << e.poll_interval << " expansions";
-  else s << ", work stealing off (-s 0)";
+  if (e.stealing) {
+    s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
+    if (e.victim == VictimOrder::hier)
+      s << " (local " << to_string(e.steal_local) << ", remote " << to_string(e.steal_remote) << ")";
+    if (e.protocol == Protocol::request) s << ", poll every " << e.poll_interval << " expansions";
+  } else {
+    s << ", work stealing off (-s 0)";
+  }
+  if (e.uses_domains()) {
+    s << ", domains " << to_string(e.domains);
+    if (e.remote_delay_ns) s << ", remote delay " << e.remote_delay_ns << " ns";
+  }
   s << ", init " << to_string(e.init) << hash;
   return s.str();
 }
@@ -171,6 +180,31 @@ std::string render_text(const RunReport& r, int verbose) {
       << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
       << ", node share variance = " << a.share_variance
       << " (relative " << a.share_relative_variance << ")\n";
+    if (res.domains) {
+      const DomainMap& m = *res.domains;
+      const DomainAggregates da = aggregate_domains(res);
+      s << "Domains: " << m.count << " (" << m.source << ")\n";
+      s << "thread domain  local: attempts   steals    nodes  remote: attempts   steals    nodes\n";
+      for (std::size_t i = 0; i < res.threads.size(); ++i) {
+        const ThreadStats& t = res.threads[i];
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "%6zu %6d  %16" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %17" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", i,
+                      m.of_thread[i], t.local_steal_attempts, t.local_steals, t.local_steal_nodes,
+                      t.remote_steal_attempts, t.remote_steals, t.remote_steal_nodes);
+        s << line;
+      }
+      s << "domain threads        nodes   share  local steals remote steals\n";
+      for (std::size_t d = 0; d < da.domains.size(); ++d) {
+        const DomainStats& x = da.domains[d];
+        char line[160];
+        std::snprintf(line, sizeof line, "%6zu %7d %12" PRIu64 " %6.2f%% %13" PRIu64 " %13" PRIu64 "\n", d,
+                      x.threads, x.nodes, 100.0 * x.share, x.local_steals, x.remote_steals);
+        s << line;
+      }
+      s << "Domain node share variance = " << da.share_variance << " (relative " << da.share_relative_variance
+        << ")\n";
+    }
     if (has_requests(p))
       s << "Requests: " << a.requests_sent << " sent, " << a.requests_answered << " answered with work, "
         << a.requests_refused << " refused, " << a.requests_withdrawn << " withdrawn; mean wait for an answer = "
@@ -209,7 +243,11 @@ std::string render_json(const RunReport& r) {
     << ",\"poll_interval\":" << (!e.sequential && e.protocol == Protocol::request ? std::to_string(e.poll_interval) : "null")
     << ",\"threads\":" << thread_count(r) << ",\"steal\":" << json_string(to_string(e.steal))
     << ",\"victim\":" << json_string(to_string(e.victim)) << ",\"init\":" << json_string(to_string(e.init))
-    << ",\"stealing\":" << (e.stealing ? "true" : "false") << ",\"sha1\":" << json_string(sha1::to_string(e.sha1));
+    << ",\"stealing\":" << (e.stealing ? "true" : "false") << ",\"sha1\":" << json_string(sha1::to_string(e.sha1))
+    << ",\"domains\":" << (e.uses_domains() ? json_string(to_string(e.domains)) : "null")
+    << ",\"steal_local\":" << (e.victim == VictimOrder::hier ? json_string(to_string(e.steal_local)) : "null")
+    << ",\"steal_remote\":" << (e.victim == VictimOrder::hier ? json_string(to_string(e.steal_remote)) : "null")
+    << ",\"remote_delay_ns\":" << e.remote_delay_ns;
   auto opt_int = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
   s << ",\"not_applicable\":{\"barrier_interval\":" << opt_int(e.reference.barrier_interval)
     << ",\"poll_interval\":" << opt_int(e.reference.poll_interval)
@@ -238,6 +276,11 @@ std::string render_json(const RunReport& r) {
       s << ",\"requests_sent\":" << th.requests_sent << ",\"requests_answered\":" << th.requests_answered
         << ",\"requests_refused\":" << th.requests_refused << ",\"requests_withdrawn\":" << th.requests_withdrawn
         << ",\"request_wait_seconds\":" << num(th.request_wait_seconds);
+    if (res.domains)
+      s << ",\"domain\":" << res.domains->of_thread[i] << ",\"local_steal_attempts\":" << th.local_steal_attempts
+        << ",\"local_steals\":" << th.local_steals << ",\"local_steal_nodes\":" << th.local_steal_nodes
+        << ",\"remote_steal_attempts\":" << th.remote_steal_attempts << ",\"remote_steals\":" << th.remote_steals
+        << ",\"remote_steal_nodes\":" << th.remote_steal_nodes;
     s << "}";
   }
   s << "]";
@@ -260,7 +303,27 @@ std::string render_json(const RunReport& r) {
       << ",\"requests_refused\":" << a.requests_refused << ",\"requests_withdrawn\":" << a.requests_withdrawn
       << ",\"request_wait_seconds\":" << num(a.request_wait_seconds)
       << ",\"mean_request_wait_seconds\":" << num(a.mean_request_wait_seconds);
+  if (res.domains)
+    s << ",\"local_steal_attempts\":" << a.local_steal_attempts << ",\"local_steals\":" << a.local_steals
+      << ",\"local_steal_nodes\":" << a.local_steal_nodes << ",\"remote_steal_attempts\":" << a.remote_steal_attempts
+      << ",\"remote_steals\":" << a.remote_steals << ",\"remote_steal_nodes\":" << a.remote_steal_nodes;
   s << "}";
+  if (res.domains) {
+    const DomainMap& m = *res.domains;
+    const DomainAggregates da = aggregate_domains(res);
+    s << ",\"domains\":{\"count\":" << m.count << ",\"source\":" << json_string(m.source)
+      << ",\"node_share_mean\":" << num(da.share_mean) << ",\"node_share_variance\":" << num(da.share_variance)
+      << ",\"node_share_relative_variance\":" << num(da.share_relative_variance) << ",\"per_domain\":[";
+    for (std::size_t d = 0; d < da.domains.size(); ++d) {
+      const DomainStats& x = da.domains[d];
+      s << (d ? "," : "") << "{\"domain\":" << d << ",\"threads\":" << x.threads << ",\"nodes\":" << x.nodes
+        << ",\"node_share\":" << num(x.share) << ",\"local_steal_attempts\":" << x.local_steal_attempts
+        << ",\"local_steals\":" << x.local_steals << ",\"local_steal_nodes\":" << x.local_steal_nodes
+        << ",\"remote_steal_attempts\":" << x.remote_steal_attempts << ",\"remote_steals\":" << x.remote_steals
+        << ",\"remote_steal_nodes\":" << x.remote_steal_nodes << "}";
+    }
+    s << "]}";
+  }
   s << ",\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"cpu_model\":" << json_string(m.cpu_model)
     << ",\"logical_cpus\":" << m.logical_cpus << ",\"sha_ni\":" << (m.sha_ni ? "true" : "false")
     << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_version\":" << m.openmp_version
@@ -280,7 +343,9 @@ std::string csv_header() {
          "steal_success_rate,nodes_per_steal,deques_examined_per_attempt,node_share_variance,"
          "node_share_relative_variance,idle_seconds,verified,openmp_runtime,hostname,"
          "protocol,poll_interval,requests_sent,requests_answered,requests_refused,requests_withdrawn,"
-         "mean_request_wait_seconds\n";
+         "mean_request_wait_seconds,domains,domain_count,remote_delay_ns,steal_local,steal_remote,"
+         "local_steal_attempts,local_steals,local_steal_nodes,remote_steal_attempts,remote_steals,"
+         "remote_steal_nodes,domain_node_share_variance\n";
 }
 
 std::string render_csv_row(const RunReport& r) {
@@ -311,7 +376,15 @@ std::string render_csv_row(const RunReport& r) {
   s << (r.engine.sequential ? "" : to_string(p)) << "," << (req ? std::to_string(r.engine.poll_interval) : "") << ","
     << csv_count(req, a.requests_sent) << "," << csv_count(req, a.requests_answered) << ","
     << csv_count(req, a.requests_refused) << "," << csv_count(req, a.requests_withdrawn) << ","
-    << (req ? num(a.mean_request_wait_seconds) : "") << "\n";
+    << (req ? num(a.mean_request_wait_seconds) : "") << ",";
+  const bool dom = res.domains.has_value();
+  const bool hier = r.engine.victim == VictimOrder::hier;
+  s << (dom ? to_string(r.engine.domains) : "") << "," << (dom ? std::to_string(res.domains->count) : "") << ","
+    << r.engine.remote_delay_ns << "," << (hier ? to_string(r.engine.steal_local) : "") << ","
+    << (hier ? to_string(r.engine.steal_remote) : "") << "," << csv_count(dom, a.local_steal_attempts) << ","
+    << csv_count(dom, a.local_steals) << "," << csv_count(dom, a.local_steal_nodes) << ","
+    << csv_count(dom, a.remote_steal_attempts) << "," << csv_count(dom, a.remote_steals) << ","
+    << csv_count(dom, a.remote_steal_nodes) << "," << (dom ? num(aggregate_domains(res).share_variance) : "") << "\n";
   return s.str();
 }
 

@@ -21,6 +21,12 @@ Aggregates aggregate(const RunResult& r) {
     a.requests_refused += t.requests_refused;
     a.requests_withdrawn += t.requests_withdrawn;
     a.request_wait_seconds += t.request_wait_seconds;
+    a.local_steal_attempts += t.local_steal_attempts;
+    a.local_steals += t.local_steals;
+    a.local_steal_nodes += t.local_steal_nodes;
+    a.remote_steal_attempts += t.remote_steal_attempts;
+    a.remote_steals += t.remote_steals;
+    a.remote_steal_nodes += t.remote_steal_nodes;
     total_nodes += t.nodes;
   }
   if (a.steal_attempts) a.steal_success_rate = double(a.steals) / double(a.steal_attempts);
@@ -40,6 +46,38 @@ Aggregates aggregate(const RunResult& r) {
     a.share_relative_variance = a.share_variance / a.share_mean;
   }
   return a;
+}
+
+DomainAggregates aggregate_domains(const RunResult& r) {
+  DomainAggregates out;
+  if (!r.domains) return out;
+  const DomainMap& m = *r.domains;
+  out.domains.resize(static_cast<std::size_t>(m.count));
+  std::uint64_t total = 0;
+  for (std::size_t t = 0; t < r.threads.size() && t < m.of_thread.size(); ++t) {
+    const ThreadStats& s = r.threads[t];
+    DomainStats& d = out.domains[static_cast<std::size_t>(m.of_thread[t])];
+    ++d.threads;
+    d.nodes += s.nodes;
+    d.local_steal_attempts += s.local_steal_attempts;
+    d.local_steals += s.local_steals;
+    d.local_steal_nodes += s.local_steal_nodes;
+    d.remote_steal_attempts += s.remote_steal_attempts;
+    d.remote_steals += s.remote_steals;
+    d.remote_steal_nodes += s.remote_steal_nodes;
+    total += s.nodes;
+  }
+  if (total == 0 || out.domains.empty()) return out;
+  const double n = double(out.domains.size());
+  out.share_mean = 1.0 / n;
+  double sum_sq = 0;
+  for (DomainStats& d : out.domains) {
+    d.share = double(d.nodes) / double(total);
+    sum_sq += (d.share - out.share_mean) * (d.share - out.share_mean);
+  }
+  out.share_variance = sum_sq / n;
+  out.share_relative_variance = out.share_variance / out.share_mean;
+  return out;
 }
 
 }  // namespace uts

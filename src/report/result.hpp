@@ -8,6 +8,7 @@
 
 #include "parallel/policy.hpp"
 #include "sha1/batch.hpp"
+#include "topology/domains.hpp"
 #include "traversal/outcome.hpp"
 #include "tree/params.hpp"
 
@@ -31,6 +32,10 @@ struct ThreadStats {
   std::uint64_t requests_refused = 0;   // answered with a refusal
   std::uint64_t requests_withdrawn = 0; // taken back unanswered (the victim did not poll in time)
   double request_wait_seconds = 0;      // time from posting to answer, refusal or withdrawal
+  // Steal attempts, successes and nodes by locality (filled when the run
+  // has domains: --victim hier, --domains or --remote-delay).
+  std::uint64_t local_steal_attempts = 0, local_steals = 0, local_steal_nodes = 0;
+  std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
 };
 
 struct ExpectedResults {
@@ -58,6 +63,13 @@ struct EngineSettings {
   StealPolicy steal;
   VictimOrder victim = VictimOrder::random;
   std::uint32_t poll_interval = 1;  // --protocol request: expansions between request checks (-I)
+  // Locality (spec section 6).
+  DomainSpec domains;                // --domains
+  bool domains_given = false;        // --domains on the command line or in a file
+  StealPolicy steal_local{StealAmount::one, 0};    // --victim hier: inside the domain
+  StealPolicy steal_remote{StealAmount::half, 0};  // --victim hier: across domains
+  std::uint64_t remote_delay_ns = 0;               // --remote-delay
+  bool uses_domains() const { return victim == VictimOrder::hier || domains_given || remote_delay_ns > 0; }
   InitSpread init = InitSpread::root;
 };
 
@@ -67,6 +79,7 @@ struct RunResult {
   double seconds = 0;
   std::uint64_t truncations = 0;
   std::vector<ThreadStats> threads;  // empty for the sequential engine
+  std::optional<DomainMap> domains;  // when the run used domains
 };
 
 // Aggregates over the per-thread statistics (spec section 4).
@@ -84,7 +97,23 @@ struct Aggregates {
   std::uint64_t requests_sent = 0, requests_answered = 0, requests_refused = 0, requests_withdrawn = 0;
   double request_wait_seconds = 0;
   double mean_request_wait_seconds = 0;  // request_wait_seconds / requests_sent (0 if none)
+  std::uint64_t local_steal_attempts = 0, local_steals = 0, local_steal_nodes = 0;
+  std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
 };
+
+// One domain's totals (runs with domains).
+struct DomainStats {
+  int threads = 0;
+  std::uint64_t nodes = 0;
+  double share = 0;  // fraction of all nodes
+  std::uint64_t local_steal_attempts = 0, local_steals = 0, local_steal_nodes = 0;
+  std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
+};
+struct DomainAggregates {
+  std::vector<DomainStats> domains;
+  double share_mean = 0, share_variance = 0, share_relative_variance = 0;
+};
+DomainAggregates aggregate_domains(const RunResult& r);
 
 Aggregates aggregate(const RunResult& r);
 

@@ -94,7 +94,7 @@ StressResult stress(int threads, std::uint32_t total, EngineSettings settings, u
         }
         int v = static_cast<int>(rng() % static_cast<unsigned>(threads - 1));
         if (v >= id) ++v;
-        const StealOutcome o = mine.steal(*deques[static_cast<std::size_t>(v)], busy);
+        const StealOutcome o = mine.steal(*deques[static_cast<std::size_t>(v)], busy, settings.steal, RemoteDelay{});
         if (o.attempted) attempts.fetch_add(1);
         if (o.nodes > 0) {
           steals.fetch_add(1);
@@ -304,6 +304,8 @@ TEST_CASE("locked stack: chunks of K are released past 2K local nodes, stolen ol
 
 namespace {
 
+constexpr StealPolicy kHalf{StealAmount::half, 0};
+
 // Two request-protocol deques: 0 the owner, 1 the thief.
 struct RequestPair {
   explicit RequestPair(StealPolicy steal = {StealAmount::half, 0}) : ctx(2, settings_for(Protocol::request, steal)) {
@@ -327,7 +329,7 @@ TEST_CASE("request: the owner answers at its poll with the shallowest half, keep
   StealOutcome o;
   std::thread t([&] {
     BusyMark busy(p.termination, 1);
-    o = p.thief->steal(*p.owner, busy);
+    o = p.thief->steal(*p.owner, busy, kHalf, RemoteDelay{});
     finished.store(true);
   });
   while (!finished.load()) {
@@ -364,7 +366,7 @@ TEST_CASE("request: an owner with one node refuses; an owner going idle refuses 
     StealOutcome o;
     std::thread t([&] {
       BusyMark busy(p.termination, 1);
-      o = p.thief->steal(*p.owner, busy);
+      o = p.thief->steal(*p.owner, busy, kHalf, RemoteDelay{});
       finished.store(true);
     });
     while (!finished.load()) {
@@ -383,7 +385,7 @@ TEST_CASE("request: an owner with one node refuses; an owner going idle refuses 
     StealOutcome o;
     std::thread t([&] {
       BusyMark busy(p.termination, 1);
-      o = p.thief->steal(*p.owner, busy);
+      o = p.thief->steal(*p.owner, busy, kHalf, RemoteDelay{});
       finished.store(true);
     });
     Node n;
@@ -399,7 +401,7 @@ TEST_CASE("request: an owner with one node refuses; an owner going idle refuses 
     CHECK(ts.requests_sent == ts.requests_refused + ts.requests_withdrawn);
     // A closed cell takes no request.
     BusyMark busy(p.termination, 1);
-    const StealOutcome again = p.thief->steal(*p.owner, busy);
+    const StealOutcome again = p.thief->steal(*p.owner, busy, kHalf, RemoteDelay{});
     CHECK_FALSE(again.attempted);
   }
 }
@@ -409,7 +411,7 @@ TEST_CASE("request: a thief withdraws a request its victim never polls for, and 
   for (std::uint32_t i = 0; i < 4; ++i) p.owner->push(tree_node(i, 10));
   p.owner->maintain();  // advertised; from here on the owner never polls
   BusyMark busy(p.termination, 1);
-  const StealOutcome o = p.thief->steal(*p.owner, busy);
+  const StealOutcome o = p.thief->steal(*p.owner, busy, kHalf, RemoteDelay{});
   CHECK(o.attempted);
   CHECK(o.nodes == 0);
   ThreadStats ts;
@@ -421,7 +423,7 @@ TEST_CASE("request: a thief withdraws a request its victim never polls for, and 
   StealOutcome o2;
   std::thread t([&] {
     BusyMark b(p.termination, 1);
-    o2 = p.thief->steal(*p.owner, b);
+    o2 = p.thief->steal(*p.owner, b, kHalf, RemoteDelay{});
     finished.store(true);
   });
   while (!finished.load()) {

@@ -1,0 +1,136 @@
+#include "topology/domains.hpp"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace uts {
+
+namespace {
+
+hwloc_obj_type_t type_of(DomainLevel level) {
+  switch (level) {
+    case DomainLevel::l3: return HWLOC_OBJ_L3CACHE;
+    case DomainLevel::package: return HWLOC_OBJ_PACKAGE;
+    case DomainLevel::numa:
+    case DomainLevel::virtual_count: break;
+  }
+  return HWLOC_OBJ_NUMANODE;
+}
+
+void fill_members(DomainMap& m) {
+  m.members.assign(static_cast<std::size_t>(m.count), {});
+  for (std::size_t t = 0; t < m.of_thread.size(); ++t)
+    m.members[static_cast<std::size_t>(m.of_thread[t])].push_back(static_cast<int>(t));
+}
+
+}  // namespace
+
+std::optional<DomainSpec> parse_domains(const std::string& text) {
+  if (text == "numa") return DomainSpec{DomainLevel::numa, 0};
+  if (text == "l3") return DomainSpec{DomainLevel::l3, 0};
+  if (text == "package") return DomainSpec{DomainLevel::package, 0};
+  if (text.empty() || text.size() > 6) return std::nullopt;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  const int n = std::stoi(text);
+  if (n < 1) return std::nullopt;
+  return DomainSpec{DomainLevel::virtual_count, n};
+}
+
+std::string to_string(const DomainSpec& spec) {
+  switch (spec.level) {
+    case DomainLevel::numa: return "numa";
+    case DomainLevel::l3: return "l3";
+    case DomainLevel::package: return "package";
+    case DomainLevel::virtual_count: break;
+  }
+  return std::to_string(spec.count);
+}
+
+Topology::Topology() {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) {
+    error_ = "hwloc_topology_init failed";
+    return;
+  }
+  if (hwloc_topology_load(topo) != 0) {
+    hwloc_topology_destroy(topo);
+    error_ = "hwloc_topology_load failed";
+    return;
+  }
+  topology_ = topo;
+}
+
+Topology::~Topology() {
+  if (topology_) hwloc_topology_destroy(static_cast<hwloc_topology_t>(topology_));
+}
+
+int Topology::domains_at(DomainLevel level) const {
+  if (!topology_) return 0;
+  const int n = hwloc_get_nbobjs_by_type(static_cast<hwloc_topology_t>(topology_), type_of(level));
+  return n > 0 ? n : 0;
+}
+
+int Topology::domain_of_calling_thread(DomainLevel level) const {
+  if (!topology_) return -1;
+  auto topo = static_cast<hwloc_topology_t>(topology_);
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (!set) return -1;
+  int found = -1;
+  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0 && !hwloc_bitmap_iszero(set)) {
+    const int n = hwloc_get_nbobjs_by_type(topo, type_of(level));
+    for (int i = 0; i < n; ++i) {
+      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type_of(level), static_cast<unsigned>(i));
+      if (obj && obj->cpuset && hwloc_bitmap_isincluded(set, obj->cpuset)) {
+        found = i;
+        break;
+      }
+    }
+  }
+  hwloc_bitmap_free(set);
+  return found;
+}
+
+DomainMap virtual_domains(int threads, int count) {
+  DomainMap m;
+  m.count = count;
+  m.of_thread.resize(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t)
+    m.of_thread[static_cast<std::size_t>(t)] =
+        static_cast<int>(static_cast<std::int64_t>(t) * count / threads);
+  m.source = std::to_string(count) + " virtual";
+  fill_members(m);
+  return m;
+}
+
+DomainMap hardware_domains(const std::vector<int>& hw_domain, int hw_domains, const std::string& level_name) {
+  const auto threads = static_cast<int>(hw_domain.size());
+  std::vector<int> d = hw_domain;
+  const int spread_over = hw_domains > 0 ? hw_domains : 1;
+  int unbound = 0;
+  for (int t = 0; t < threads; ++t) {
+    if (d[static_cast<std::size_t>(t)] >= 0) continue;
+    // Unbound: in order, contiguous blocks over the hardware domains.
+    d[static_cast<std::size_t>(t)] = static_cast<int>(static_cast<std::int64_t>(t) * spread_over / threads);
+    ++unbound;
+  }
+  // Keep the domains that have threads, renumbered in order.
+  std::vector<int> used(d.begin(), d.end());
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  DomainMap m;
+  m.count = static_cast<int>(used.size());
+  m.of_thread.resize(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t)
+    m.of_thread[static_cast<std::size_t>(t)] = static_cast<int>(
+        std::lower_bound(used.begin(), used.end(), d[static_cast<std::size_t>(t)]) - used.begin());
+  m.source = level_name + (unbound == 0 ? " (threads bound)"
+                                        : unbound == threads ? " (threads unbound: assigned in order)"
+                                                             : " (unbound threads assigned in order)");
+  fill_members(m);
+  return m;
+}
+
+}  // namespace uts
