@@ -30,6 +30,14 @@ def main():
                           r"\([0-9]+ nodes/sec per PE\)$", p.stdout, re.M) is not None,
                 "text: the reference's wallclock line")
     tally.check(len(re.findall(r"^\s+[01] +\d+ ", p.stdout, re.M)) == 2, "text -v: one row per thread")
+    # The engine line says what ran, for every protocol; stealing is off only with -s 0.
+    for proto, steal in (("split", "half"), ("locked", "chunk:20"), ("request", "half"), ("chaselev", "one")):
+        p = run_uts(binary, T1 + ["--threads", "2", "--protocol", proto])
+        line = next((l for l in p.stdout.splitlines() if l.startswith("Engine:")), "")
+        tally.check("--protocol " + proto in line and "steal " + steal in line and "stealing off" not in line,
+                    "text: engine line names --protocol %s and its steal amount" % proto, line)
+    p = run_uts(binary, T1 + ["--threads", "2", "-s", "0"])
+    tally.check("work stealing off (-s 0)" in p.stdout, "text: engine line says when -s 0 turned stealing off")
 
     # The UTS reference's parallel flags (issue 7 item 6): accepted, exact T1.
     p = run_uts(binary, ["-c", "20", "-T", "2", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"] + T1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Randomized oversubscribed stress runs per protocol: random tree (T1, T3 or
 a small tree), thread count (2 to 32 on this 2-core machine), valid steal
-amount, victim policy, initial spread and, for `request`, poll interval; each
-run must be exact. The seed is printed, so a failure can be replayed with
+amount, victim policy (hier included), initial spread, virtual domains and
+remote delay and, for `request`, poll interval; each run must be exact. The seed is printed, so a failure can be replayed with
 --seed.
 
 usage: test_stress.py UTS_BINARY REFERENCE_CSV [--runs N] [--seed S]
@@ -46,8 +46,12 @@ def main():
             if name not in expected:
                 expected[name] = results_of(run_json(args.binary, tree_args + ["--sequential"]))
             cfg = ["--protocol", proto, "--threads", str(rng.choice([2, 3, 5, 8, 13, 16, 32])),
-                   "--steal", rng.choice(STEALS[proto]), "--victim", rng.choice(["random", "linear", "tree"]),
+                   "--steal", rng.choice(STEALS[proto]), "--victim", rng.choice(["random", "linear", "tree", "hier"]),
                    "--init", rng.choice(["root", "balanced"])]
+            if "hier" in cfg or rng.random() < 0.3:  # locality: virtual domains, sometimes a remote delay
+                threads = int(cfg[3])
+                cfg += ["--domains", str(rng.randint(1, min(threads, 4))),
+                        "--remote-delay", str(rng.choice([0, 0, 500, 5000]))]
             if proto == "request":
                 cfg += ["-I", str(rng.choice([1, 2, 16, 256]))]
             try:
