@@ -15,6 +15,7 @@
 #include "cli/usage_error.hpp"
 #include "report/format.hpp"
 #include "report/machine.hpp"
+#include "report/pool_format.hpp"
 #include "traversal/run.hpp"
 #include "util/interrupt.hpp"
 
@@ -39,6 +40,41 @@ void print_presets() {
     return;
   }
   for (const auto& p : presets) std::printf("%-8s %s\n", p.name.c_str(), p.description.c_str());
+}
+
+// --workload pool: the concurrent-pools experiment. Exit 1 when an item was
+// lost or duplicated (initial + added - removed != remaining).
+int run_pool_workload(const uts::cli::RunConfig& cfg, std::ofstream& record) {
+  std::ofstream trace;
+  if (!cfg.trace_file.empty()) {
+    trace.open(cfg.trace_file, std::ios::trunc);
+    if (!trace) return usage_error("--trace: cannot open '" + cfg.trace_file + "' for writing");
+  }
+  if (cfg.pool.threads > omp_get_thread_limit())
+    return usage_error("--threads " + std::to_string(cfg.pool.threads) + ": OpenMP allows only " +
+                       std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
+  const uts::PoolResult result = uts::run_pool(cfg.pool);
+  const uts::MachineInfo machine = uts::collect_machine_info();
+  switch (cfg.format) {
+    case uts::cli::Format::text: std::cout << uts::render_pool_text(cfg.pool, result, cfg.verbose); break;
+    case uts::cli::Format::json: std::cout << uts::render_pool_json(cfg.pool, result, machine); break;
+    case uts::cli::Format::csv: std::cout << uts::pool_csv_header() << uts::render_pool_csv_rows(cfg.pool, result, machine); break;
+  }
+  std::cout.flush();
+  if (record.is_open()) {
+    if (cfg.format == uts::cli::Format::csv) {
+      if (record.tellp() == 0) record << uts::pool_csv_header();
+      record << uts::render_pool_csv_rows(cfg.pool, result, machine);
+    } else {
+      record << uts::render_pool_json(cfg.pool, result, machine);
+    }
+  }
+  if (trace.is_open()) trace << uts::render_pool_trace_csv(result);
+  if (!result.conserved()) {
+    std::fprintf(stderr, "uts: pool: items were lost or duplicated (initial + added - removed != remaining)\n");
+    return kExitMismatch;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -69,6 +105,8 @@ int main(int argc, char** argv) {
     record.open(cfg.output_file, std::ios::app);
     if (!record) return usage_error("--output: cannot open '" + cfg.output_file + "' for appending");
   }
+
+  if (cfg.workload == uts::cli::Workload::pool) return run_pool_workload(cfg, record);
 
   uts::interrupt::install();
   // Checked before the run: asking for SHA-NI on a CPU without it is bad input.

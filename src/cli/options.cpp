@@ -27,7 +27,8 @@ const char* const kFileKeys[] = {"tree", "shape", "b0", "depth", "nonleaf-prob",
                                  "victim", "init", "max-nodes", "expect-size",
                                  "expect-depth", "expect-leaves", "format",
                                  "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1",
-                                 "protocol", "domains", "steal-local", "steal-remote", "remote-delay"};
+                                 "protocol", "domains", "steal-local", "steal-remote", "remote-delay",
+                                 "workload", "ops", "fill", "trials", "mix", "producers", "arrangement"};
 
 // The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
 constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
@@ -81,6 +82,18 @@ cxxopts::Options make_options() {
     ("I,poll-interval", "--protocol request: expansions between two checks for work requests, N from 1 to 2147483647 (default 1); "
                         "other protocols accept it with no effect (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N")
     ("x,debug", "the reference's debug level, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)", cxxopts::value<std::string>(), "N");
+  o.add_options("Pool workload (--workload pool: the concurrent-pools experiment)")
+    ("workload", "uts (the tree search, default) | pool (Kotz and Ellis's concurrent-pool experiment on split deques)",
+     cxxopts::value<std::string>()->default_value("uts"))
+    ("ops", "pool: operations by all threads together, N from 1 to 1000000000 (default 5000)", cxxopts::value<std::string>())
+    ("fill", "pool: items spread over the segments at the start, 0 to 1000000000 (default 320)", cxxopts::value<std::string>())
+    ("trials", "pool: repetitions, 1 to 1000000 (default 10)", cxxopts::value<std::string>())
+    ("mix", "pool, random model: percent of operations that add, 0 to 100 (default 50)", cxxopts::value<std::string>())
+    ("producers", "pool, producer/consumer model: K producers (only add), the other threads only remove; 1 to --threads",
+     cxxopts::value<std::string>())
+    ("arrangement", "pool: where the producers sit: contiguous (threads 0..K-1, default) | spread (evenly around the ring)",
+     cxxopts::value<std::string>())
+    ("trace", "pool: write each segment's size over time (sampled) to FILE as CSV", cxxopts::value<std::string>());
   o.add_options("Output")
     ("format", "text | json | csv", cxxopts::value<std::string>()->default_value("text"))
     ("output", "append the json (or csv with --format csv) record to FILE", cxxopts::value<std::string>())
@@ -239,6 +252,58 @@ void check_protocol_steal(Protocol p, const StealPolicy& steal, const std::strin
   if (p == Protocol::chaselev && steal.amount != StealAmount::one)
     throw UsageError("--protocol chaselev and " + given +
                      " do not go together: Chase-Lev steals the single top node (--steal one)");
+}
+
+// --workload pool and its options (checked on the merged command line and
+// files: they depend on --threads and each other).
+void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
+  static const char* const kPoolOnly[] = {"ops", "fill", "trials", "mix", "producers", "arrangement", "trace"};
+  const std::string workload = value_of<std::string>(r, "workload");
+  if (workload == "uts") cfg.workload = Workload::uts;
+  else if (workload == "pool") cfg.workload = Workload::pool;
+  else throw UsageError("--workload: '" + workload + "' is not uts or pool");
+  if (cfg.workload == Workload::uts) {
+    for (const char* key : kPoolOnly)
+      if (r.count(key)) throw UsageError(std::string("--") + key + " applies only to --workload pool");
+    return;
+  }
+  const EngineSettings& e = cfg.engine;
+  if (e.sequential) throw UsageError("--workload pool and --sequential do not go together (the pool is parallel)");
+  if (e.protocol != Protocol::split)
+    throw UsageError("--workload pool and --protocol " + std::string(to_string(e.protocol)) +
+                     " do not go together: the pool's segments are split deques");
+  if (e.victim == VictimOrder::hier)
+    throw UsageError("--workload pool and --victim hier do not go together (use linear, random or tree)");
+  PoolSettings& p = cfg.pool;
+  p.threads = e.threads;
+  p.steal = e.steal;
+  p.victim = e.victim;
+  p.remote_delay_ns = e.remote_delay_ns;
+  p.seed = static_cast<std::uint64_t>(cfg.tree.seed);
+  if (r.count("ops")) p.ops = static_cast<std::uint64_t>(int_in_range(r, "ops", 1, 1000000000));
+  if (r.count("fill")) p.fill = static_cast<std::uint64_t>(int_in_range(r, "fill", 0, 1000000000));
+  if (r.count("trials")) p.trials = static_cast<int>(int_in_range(r, "trials", 1, 1000000));
+  if (r.count("mix") && r.count("producers"))
+    throw UsageError("--mix and --producers do not go together (the random model or the producer/consumer model)");
+  if (r.count("mix")) p.mix = static_cast<int>(int_in_range(r, "mix", 0, 100));
+  if (r.count("producers")) {
+    const std::int64_t k = value_of<std::int64_t>(r, "producers");
+    if (k < 1 || k > e.threads)
+      throw UsageError("--producers " + std::to_string(k) + ": must be from 1 to --threads (" +
+                       std::to_string(e.threads) + ")");
+    p.producers = static_cast<int>(k);
+  }
+  if (r.count("arrangement")) {
+    if (!p.producers) throw UsageError("--arrangement applies only with --producers K");
+    const std::string a = value_of<std::string>(r, "arrangement");
+    if (a == "contiguous") p.arrangement = Arrangement::contiguous;
+    else if (a == "spread") p.arrangement = Arrangement::spread;
+    else throw UsageError("--arrangement: '" + a + "' is not contiguous or spread");
+  }
+  if (r.count("trace")) {
+    cfg.trace_file = value_of<std::string>(r, "trace");
+    if (cfg.trace_file.empty()) throw UsageError("--trace: empty file name");
+  }
 }
 
 // Locality settings that depend on others (checked once, on the merged
@@ -577,6 +642,7 @@ RunConfig parse_command_line(int argc, const char* const* argv, int default_thre
 
   fill_config(r, cfg, default_threads);
   check_locality(r, cfg.engine);
+  fill_pool(r, cfg);
   try {
     validate(cfg.tree, cfg.stop.max_nodes != 0);
   } catch (const std::invalid_argument& err) {

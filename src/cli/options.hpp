@@ -8,11 +8,13 @@
 #include "report/result.hpp"
 #include "traversal/outcome.hpp"
 #include "tree/params.hpp"
+#include "workload/pool.hpp"
 
 namespace uts::cli {
 
 enum class Format { text, json, csv };
 enum class Progress { automatic, on, off };
+enum class Workload { uts, pool };
 
 struct RunConfig {
   TreeParams tree;
@@ -31,6 +33,10 @@ struct RunConfig {
   bool show_version = false;
   bool show_presets = false;
   std::string help_text;
+
+  Workload workload = Workload::uts;  // --workload
+  PoolSettings pool;                  // --workload pool
+  std::string trace_file;             // --trace: the pool's segment-size samples (CSV)
 };
 
 // Throws UsageError (one line, naming the option or file:line) on bad input.

@@ -122,7 +122,15 @@ void SplitDeque::pass_checkpoint() {
 void SplitDeque::share() {
   const std::uint32_t priv = bottom_ - split_;
   if (priv < 2) return;  // keep the request pending until there is a half to give
-  const std::uint32_t give = priv / 2;
+  move_split(priv / 2);
+}
+
+void SplitDeque::share_all() {
+  const std::uint32_t priv = bottom_ - split_;
+  if (priv > 0) move_split(priv);
+}
+
+void SplitDeque::move_split(std::uint32_t give) {
   const std::uint32_t new_split = split_ + give;
   // Wrap-safe "new_split passes next_checkpoint_": split is never more than
   // one interval before the checkpoint.

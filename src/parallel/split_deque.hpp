@@ -142,6 +142,10 @@ class SplitDeque {
   // The shallowest half of the private part becomes shared. Keeps a request
   // pending while fewer than 2 nodes are private.
   void share();
+  // Every private node becomes shared (the pool workload's owner does this
+  // when it leaves, so its items stay reachable). The same move of split as
+  // share(), by a larger amount.
+  void share_all();
 
   std::uint32_t private_size() const { return bottom_ - split_; }
   std::uint64_t shares() const { return shares_; }
@@ -240,6 +244,7 @@ class SplitDeque {
   void free_unreferenced_rings();
   void pass_checkpoint();
   bool reclaim_and_pop(Node& out);
+  void move_split(std::uint32_t give);
 
   // Thieves' line: the word every claim CASes, and the ring they read.
   struct alignas(kCacheLine) ThiefLine {

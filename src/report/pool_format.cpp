@@ -1,0 +1,169 @@
+#include "report/pool_format.hpp"
+
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+namespace uts {
+
+namespace {
+
+std::string num(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+std::string model(const PoolSettings& s) {
+  std::ostringstream o;
+  if (s.producers) o << "producer/consumer, " << *s.producers << " producers " << to_string(s.arrangement);
+  else o << "random, " << s.mix << "% adds";
+  return o.str();
+}
+
+struct Totals {
+  std::uint64_t initial = 0, added = 0, removed = 0, remaining = 0, aborted = 0, lost = 0, duplicated = 0;
+};
+Totals totals(const PoolResult& r) {
+  Totals t;
+  for (const PoolTrial& x : r.trials) {
+    t.initial += x.initial;
+    t.added += x.added;
+    t.removed += x.removed;
+    t.remaining += x.remaining;
+    t.aborted += x.aborted;
+    t.lost += x.lost;
+    t.duplicated += x.duplicated;
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose) {
+  std::ostringstream o;
+  o << "UTS pool workload - concurrent pool of split-deque segments\n";
+  o << "Pool: " << s.threads << " threads, " << s.ops << " operations per trial, " << s.fill << " initial items, "
+    << s.trials << " trials; " << model(s) << "; steal " << to_string(s.steal) << ", victim " << to_string(s.victim);
+  if (s.remote_delay_ns) o << ", remote delay " << s.remote_delay_ns << " ns";
+  o << "\n";
+  o << "trial  initial    added  removed  remaining  aborted  add(us) remove(us)  stole(%)  segs/steal  items/steal"
+       "  conserved\n";
+  for (std::size_t i = 0; i < r.trials.size(); ++i) {
+    const PoolTrial& t = r.trials[i];
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%5zu %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8.3f %10.3f %9.2f %11.2f %12.2f  %s\n",
+                  i, t.initial, t.added, t.removed, t.remaining, t.aborted, t.mean_add_us, t.mean_remove_us,
+                  t.removes_stole_pct, t.segments_per_steal, t.elements_per_steal, t.conserved ? "yes" : "NO");
+    o << line;
+  }
+  const Totals tot = totals(r);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "Means over trials: add %.3f us, remove %.3f us, removes that stole %.2f%%, segments examined per "
+                "steal %.2f, items per steal %.2f\n",
+                r.mean_add_us(), r.mean_remove_us(), r.removes_stole_pct(), r.segments_per_steal(),
+                r.elements_per_steal());
+  o << line;
+  o << "Items: initial " << tot.initial << " + added " << tot.added << " - removed " << tot.removed << " = remaining "
+    << tot.remaining << (tot.initial + tot.added - tot.removed == tot.remaining ? " (holds)" : " (DOES NOT HOLD)")
+    << "; aborted removes " << tot.aborted << "; lost " << tot.lost << ", duplicated " << tot.duplicated << "\n";
+  if (verbose > 0) {
+    o << "trial thread role      adds  removes  aborted    stole   steals  items  examined  add(us) remove(us)\n";
+    for (std::size_t i = 0; i < r.trials.size(); ++i) {
+      for (std::size_t t = 0; t < r.trials[i].threads.size(); ++t) {
+        const PoolThreadStats& x = r.trials[i].threads[t];
+        std::snprintf(line, sizeof line,
+                      "%5zu %6zu %-8s %6" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64
+                      " %9" PRIu64 " %8.3f %10.3f\n",
+                      i, t, s.producers ? (x.producer ? "producer" : "consumer") : "both", x.adds, x.removes,
+                      x.aborted, x.removes_stole, x.steals, x.elements_stolen, x.segments_examined,
+                      x.adds ? 1e6 * x.add_seconds / double(x.adds) : 0.0,
+                      x.removes ? 1e6 * x.remove_seconds / double(x.removes) : 0.0);
+        o << line;
+      }
+    }
+  }
+  return o.str();
+}
+
+std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const MachineInfo& m) {
+  std::ostringstream o;
+  const Totals tot = totals(r);
+  o << "{\"uts_version\":\"" << m.uts_version << "\",\"workload\":\"pool\"";
+  o << ",\"parameters\":{\"threads\":" << s.threads << ",\"ops\":" << s.ops << ",\"fill\":" << s.fill
+    << ",\"trials\":" << s.trials << ",\"model\":\"" << (s.producers ? "producer-consumer" : "random") << "\""
+    << ",\"mix\":";
+  if (s.producers) o << "null,\"producers\":" << *s.producers << ",\"arrangement\":\"" << to_string(s.arrangement) << "\"";
+  else o << s.mix << ",\"producers\":null,\"arrangement\":null";
+  o
+    << ",\"steal\":\"" << to_string(s.steal) << "\",\"victim\":\"" << to_string(s.victim)
+    << "\",\"remote_delay_ns\":" << s.remote_delay_ns << ",\"seed\":" << s.seed << "}";
+  o << ",\"results\":{\"initial\":" << tot.initial << ",\"added\":" << tot.added << ",\"removed\":" << tot.removed
+    << ",\"remaining\":" << tot.remaining << ",\"aborted\":" << tot.aborted << ",\"lost\":" << tot.lost
+    << ",\"duplicated\":" << tot.duplicated << ",\"conserved\":" << (r.conserved() ? "true" : "false")
+    << ",\"mean_add_us\":" << num(r.mean_add_us()) << ",\"mean_remove_us\":" << num(r.mean_remove_us())
+    << ",\"removes_stole_pct\":" << num(r.removes_stole_pct())
+    << ",\"segments_examined_per_steal\":" << num(r.segments_per_steal())
+    << ",\"elements_per_steal\":" << num(r.elements_per_steal()) << "}";
+  o << ",\"trials\":[";
+  for (std::size_t i = 0; i < r.trials.size(); ++i) {
+    const PoolTrial& t = r.trials[i];
+    o << (i ? "," : "") << "{\"trial\":" << i << ",\"initial\":" << t.initial << ",\"added\":" << t.added
+      << ",\"removed\":" << t.removed << ",\"remaining\":" << t.remaining << ",\"aborted\":" << t.aborted
+      << ",\"lost\":" << t.lost << ",\"duplicated\":" << t.duplicated
+      << ",\"conserved\":" << (t.conserved ? "true" : "false") << ",\"seconds\":" << num(t.seconds)
+      << ",\"mean_add_us\":" << num(t.mean_add_us) << ",\"mean_remove_us\":" << num(t.mean_remove_us)
+      << ",\"removes_stole_pct\":" << num(t.removes_stole_pct)
+      << ",\"segments_examined_per_steal\":" << num(t.segments_per_steal)
+      << ",\"elements_per_steal\":" << num(t.elements_per_steal) << ",\"threads\":[";
+    for (std::size_t k = 0; k < t.threads.size(); ++k) {
+      const PoolThreadStats& x = t.threads[k];
+      o << (k ? "," : "") << "{\"thread\":" << k << ",\"producer\":" << (x.producer ? "true" : "false")
+        << ",\"adds\":" << x.adds << ",\"removes\":" << x.removes << ",\"aborted\":" << x.aborted
+        << ",\"removes_stole\":" << x.removes_stole << ",\"steals\":" << x.steals
+        << ",\"elements_stolen\":" << x.elements_stolen << ",\"segments_examined\":" << x.segments_examined
+        << ",\"add_seconds\":" << num(x.add_seconds) << ",\"remove_seconds\":" << num(x.remove_seconds) << "}";
+    }
+    o << "]}";
+  }
+  o << "],\"machine\":{\"hostname\":\"" << m.hostname << "\",\"logical_cpus\":" << m.logical_cpus
+    << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\"}}\n";
+  return o.str();
+}
+
+std::string pool_csv_header() {
+  return "uts_version,timestamp_utc,workload,threads,ops,fill,model,mix,producers,arrangement,steal,victim,"
+         "remote_delay_ns,seed,trial,initial,added,removed,remaining,aborted,lost,duplicated,conserved,seconds,"
+         "mean_add_us,mean_remove_us,removes_stole_pct,segments_examined_per_steal,elements_per_steal,"
+         "openmp_runtime,hostname\n";
+}
+
+std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m) {
+  std::ostringstream o;
+  for (std::size_t i = 0; i < r.trials.size(); ++i) {
+    const PoolTrial& t = r.trials[i];
+    o << m.uts_version << "," << m.timestamp_utc << ",pool," << s.threads << "," << s.ops << "," << s.fill << ","
+      << (s.producers ? "producer-consumer" : "random") << "," << (s.producers ? "" : std::to_string(s.mix)) << ","
+      << (s.producers ? std::to_string(*s.producers) : "") << ","
+      << (s.producers ? to_string(s.arrangement) : "") << "," << to_string(s.steal) << "," << to_string(s.victim)
+      << "," << s.remote_delay_ns << "," << s.seed << "," << i << "," << t.initial << "," << t.added << ","
+      << t.removed << "," << t.remaining << "," << t.aborted << "," << t.lost << "," << t.duplicated << ","
+      << (t.conserved ? "true" : "false") << "," << num(t.seconds) << "," << num(t.mean_add_us) << ","
+      << num(t.mean_remove_us) << "," << num(t.removes_stole_pct) << "," << num(t.segments_per_steal) << ","
+      << num(t.elements_per_steal) << "," << m.openmp_runtime << "," << m.hostname << "\n";
+  }
+  return o.str();
+}
+
+std::string render_pool_trace_csv(const PoolResult& r) {
+  std::ostringstream o;
+  o << "trial,seconds,thread,size\n";
+  for (std::size_t i = 0; i < r.trials.size(); ++i)
+    for (const SegmentSample& x : r.trials[i].trace) o << i << "," << num(x.seconds) << "," << x.thread << "," << x.size << "\n";
+  return o.str();
+}
+
+}  // namespace uts
