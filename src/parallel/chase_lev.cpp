@@ -7,7 +7,8 @@ namespace uts {
 
 ChaseLevDeque::Array* ChaseLevDeque::new_array(std::uint32_t capacity) {
   auto* a = new Array{static_cast<std::int64_t>(capacity) - 1, nullptr};
-  a->slots = new (std::align_val_t{kCacheLine}) PackedNode[capacity];
+  // Value-initialised: a doomed thief may read a slot nobody wrote yet.
+  a->slots = new (std::align_val_t{kCacheLine}) PackedNode[capacity]();
   return a;
 }
 

@@ -10,7 +10,11 @@
 // Why it is safe (the paper proves these orders correct for C11; the model
 // tests/model/chaselev.pml checks the algorithm, with mutants):
 //  - push: the node is written, then bottom is published with release; a
-//    thief's acquire load of bottom sees the node.
+//    thief's acquire load of bottom sees the node. take()'s stores of bottom
+//    are release too (the paper has relaxed): C++20 no longer lets a later
+//    relaxed store continue an earlier release sequence (P0982), so a thief
+//    that reads a value take() stored must still synchronise with the
+//    pushes and the growth before it.
 //  - take: the owner stores bottom - 1 first, then a seq_cst fence, then
 //    reads top. A thief reads top, a seq_cst fence, then bottom. The two
 //    fences order these so that a thief and the owner cannot both miss each
@@ -72,30 +76,34 @@ class ChaseLevDeque {
   bool pop(Node& out) {
     const std::int64_t b = bottom_own_ - 1;
     const Array* a = array_;
-    // relaxed: the fence below orders it before the read of top.
-    bottom_.value.store(b, std::memory_order_relaxed);
+    // release (the paper has relaxed): under C++20's narrowed release
+    // sequences a thief that reads this value must still synchronise with
+    // the pushes and growth before it; a plain store on x86, stlr on ARMv8.
+    // The fence below orders it before the read of top.
+    bottom_.value.store(b, std::memory_order_release);
     // seq_cst: the store of bottom and the load of top must not reorder
     // (store-load); pairs with the thief's fence between its top and bottom loads.
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    // relaxed: ordered by the fence above.
-    std::int64_t t = top_.value.load(std::memory_order_relaxed);
+    // acquire (the paper has relaxed): a thief's claim seen here happens-before
+    // what we do next, which termination.hpp's argument uses (free on x86).
+    std::int64_t t = top_.value.load(std::memory_order_acquire);
     if (t <= b) {
       out = a->slots[b & a->mask].load();
       if (t == b) {
         // The last node: race the thieves for it. seq_cst on success as in
-        // the paper; relaxed on failure (nothing read from the winner).
+        // the paper; acquire on failure, as the load of top above.
         const bool won =
-            top_.value.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
-        // relaxed: no thief can claim below top = b + 1.
-        bottom_.value.store(b + 1, std::memory_order_relaxed);
+            top_.value.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_acquire);
+        // release: as the store of b above.
+        bottom_.value.store(b + 1, std::memory_order_release);
         bottom_own_ = b + 1;
         return won;
       }
       bottom_own_ = b;
       return true;
     }
-    // relaxed: the deque is empty (top > b); restore bottom = top.
-    bottom_.value.store(b + 1, std::memory_order_relaxed);
+    // release: as the store of b above. The deque is empty (top > b).
+    bottom_.value.store(b + 1, std::memory_order_release);
     return false;
   }
 
@@ -109,23 +117,25 @@ class ChaseLevDeque {
   std::size_t retired_arrays() const { return retired_.size(); }
 
   // ---- thieves ----------------------------------------------------------------
-  // The top node, or false (empty, or a lost race: the caller moves on).
-  bool steal(Node& out) {
+  enum class Steal { empty, lost, won };
+  // The top node (won), nothing to take (empty: no CAS issued), or a lost
+  // race (lost: the caller moves on).
+  Steal steal(Node& out) {
     // acquire: pairs with the CAS of other thieves and the owner (their reads done).
     std::int64_t t = top_.value.load(std::memory_order_acquire);
     // seq_cst: pairs with the owner's fence in pop() (see the header).
     std::atomic_thread_fence(std::memory_order_seq_cst);
     // acquire: the nodes pushed below this bottom are visible.
     const std::int64_t b = bottom_.value.load(std::memory_order_acquire);
-    if (t >= b) return false;
+    if (t >= b) return Steal::empty;
     // acquire (the paper's consume): the array's contents as copied at growth.
     const Array* a = array_pub_.value.load(std::memory_order_acquire);
     const Node x = a->slots[t & a->mask].load();
     // seq_cst on success as in the paper; relaxed on failure (x is discarded).
     if (!top_.value.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
-      return false;
+      return Steal::lost;
     out = x;
-    return true;
+    return Steal::won;
   }
 
  private:
@@ -174,12 +184,14 @@ struct ChaseLevProtocol {
     bool stealable() const { return deque_.size_estimate() > 0; }
     StealOutcome steal(Deque& victim, BusyMark& busy, const StealPolicy&, const RemoteDelay& delay) {
       // Always the top node.
+      if (!victim.stealable()) return {};
       busy.busy();  // before the claim can succeed
       delay();
       Node node;
-      if (!victim.deque_.steal(node)) {
+      const ChaseLevDeque::Steal got = victim.deque_.steal(node);
+      if (got != ChaseLevDeque::Steal::won) {
         busy.idle();
-        return {true, 0};
+        return {got == ChaseLevDeque::Steal::lost, 0};  // a CAS was issued only when lost
       }
       deque_.push(node);
       return {true, 1};

@@ -64,8 +64,9 @@ class LockedStack {
     out = nodes_[--top_];
     return true;
   }
-  // uts_shm releases in its push: the local region may exceed 2K nodes only
-  // until the next check, which follows every expansion here.
+  // uts_shm releases in its push, one chunk at a time; here the check
+  // follows every expansion and also releases one chunk, so after a node
+  // with many children the local region can stay above 2K for a while.
   void release_surplus() {
     if (top_ - local_base_ > 2 * chunk_) release();
   }
@@ -92,14 +93,15 @@ class LockedStack {
   struct alignas(kCacheLine) HintLine {
     std::atomic<std::uint32_t> value{0};
   } chunks_hint_;
-  // Under the lock (the owner may read local_base_ without it: only it writes it).
+  // Under the lock.
   alignas(kCacheLine) Node* nodes_ = nullptr;
   std::uint32_t capacity_ = 0;
   std::uint32_t shared_start_ = 0;
-  std::uint32_t local_base_ = 0;
   std::uint32_t chunks_ = 0;
-  // Owner only.
-  alignas(kCacheLine) std::uint32_t top_ = 0;
+  // Owner only. local_base_ changes only under the lock, but only the owner
+  // reads or writes it, so it lives here, off the line thieves write.
+  alignas(kCacheLine) std::uint32_t local_base_ = 0;
+  std::uint32_t top_ = 0;
   std::uint32_t chunk_;
   std::uint64_t releases_ = 0;
   std::uint64_t reacquires_ = 0;

@@ -15,8 +15,9 @@ namespace uts {
 namespace {
 
 // A thief withdraws a request its victim has not taken within this time (a
-// working owner answers within --poll-interval expansions, well under a
-// microsecond each; a preempted one may not run for a scheduler time slice).
+// working owner answers within --poll-interval expansions, each well under a
+// microsecond, so with the default -I 1 at once; a preempted one may not run
+// for a scheduler time slice; with a huge -I requests mostly end withdrawn).
 constexpr std::chrono::microseconds kWithdrawAfter{50};
 
 void cpu_relax() {

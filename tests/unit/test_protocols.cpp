@@ -204,14 +204,14 @@ TEST_CASE("Chase-Lev: owner LIFO, thieves take the oldest, growth keeps every no
   for (std::uint32_t i = 0; i < 10; ++i) d.push(tree_node(i, 1000));
   CHECK(d.capacity() >= 10);
   Node n;
-  REQUIRE(d.steal(n));
+  REQUIRE(d.steal(n) == ChaseLevDeque::Steal::won);
   CHECK(n.id[0] == 0);
   REQUIRE(d.pop(n));
   CHECK(n.id[0] == 9);
   std::uint32_t left = 0;
   while (d.pop(n)) ++left;
   CHECK(left == 8);
-  CHECK_FALSE(d.steal(n));
+  CHECK(d.steal(n) == ChaseLevDeque::Steal::empty);
   CHECK(d.size_estimate() == 0);
 }
 
@@ -235,7 +235,7 @@ TEST_CASE("Chase-Lev: the last node goes to exactly one of owner and thief") {
       thief_ready.store(r, std::memory_order_release);
       for (unsigned i = jitter(rng_thief); i > 0; --i) spin_pause();
       Node n;
-      if (d.steal(n)) thief_got[static_cast<std::size_t>(r)] = n.id[0] == static_cast<std::uint32_t>(r) ? 1 : 2;
+      if (d.steal(n) == ChaseLevDeque::Steal::won) thief_got[static_cast<std::size_t>(r)] = n.id[0] == static_cast<std::uint32_t>(r) ? 1 : 2;
       thief_done.store(r + 1, std::memory_order_release);
     }
   });
