@@ -11,6 +11,10 @@ RUN_COLUMNS = [
     "steal_attempts", "steals", "nodes_stolen", "deques_examined", "shares", "reclaims",
     "steal_success_rate", "nodes_per_steal", "deques_examined_per_steal",
     "node_share_variance", "node_share_relative_variance", "idle_seconds", "thread_nodes",
+    # Added with the protocol axis, at the end so earlier columns keep their place. The request
+    # statistics are empty except for --protocol request; shares and reclaims may be empty too.
+    "protocol", "requests_sent", "requests_answered", "requests_refused", "requests_withdrawn",
+    "mean_request_wait_seconds",
 ]
 
 SUMMARY_COLUMNS = [
@@ -19,7 +23,14 @@ SUMMARY_COLUMNS = [
     "speedup", "speedup_min", "speedup_max", "efficiency",
     "median_steal_success_rate", "median_nodes_per_steal", "median_deques_examined_per_steal",
     "median_node_share_relative_variance",
+    "protocol",  # added with the protocol axis, at the end so earlier columns keep their place
 ]
+
+# The axes of a study, in the order cells are keyed and labelled.
+POLICY_KEYS = ("protocol", "steal", "victim", "init")
+
+# Studies written before the protocol axis ran the split deque, the only protocol then.
+LEGACY_PROTOCOL = "split"
 
 
 def read_key_values(path):
@@ -57,36 +68,48 @@ def parse_threads(text, cores):
 
 
 def policy_label(row, varying):
-    parts = [("%s=%s" % (k, row[k])) for k in ("steal", "victim", "init") if k in varying]
-    return ", ".join(parts) if parts else "%s/%s/%s" % (row["steal"], row["victim"], row["init"])
+    parts = [("%s=%s" % (k, row[k])) for k in POLICY_KEYS if k in varying]
+    return ", ".join(parts) if parts else "/".join(row[k] for k in POLICY_KEYS)
+
+
+def policy_of(row):
+    return tuple(row[k] for k in POLICY_KEYS)
 
 
 def read_csv(path):
+    """Rows as dicts; a runs.csv or summary.csv from before the protocol
+    axis reads as protocol split."""
     with open(path) as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if not r.get("protocol"):
+            r["protocol"] = LEGACY_PROTOCOL
+    return rows
 
 
 def summarize(rows):
     """Median, min, max per cell; speedup against the 1-thread median of the
-    same tree and policy (absent if the study has no 1-thread runs)."""
+    same tree and policy (protocol, steal, victim, init; absent if the study
+    has no 1-thread runs)."""
     cells = {}
     for r in rows:
-        key = (r["tree"], r["steal"], r["victim"], r["init"], int(r["threads"]))
+        key = (r["tree"], r.get("protocol") or LEGACY_PROTOCOL, r["steal"], r["victim"], r["init"],
+               int(r["threads"]))
         cells.setdefault(key, []).append(r)
     out = []
     for key in sorted(cells):
-        tree, steal, victim, init, threads = key
+        tree, protocol, steal, victim, init, threads = key
         runs = cells[key]
         secs = [float(r["seconds"]) for r in runs]
-        base = cells.get((tree, steal, victim, init, 1))
+        base = cells.get((tree, protocol, steal, victim, init, 1))
         base_median = statistics.median(float(r["seconds"]) for r in base) if base else None
 
         def med(col):
             return statistics.median(float(r[col]) for r in runs)
 
         row = {
-            "tree": tree, "steal": steal, "victim": victim, "init": init, "threads": threads,
-            "runs": len(runs),
+            "tree": tree, "protocol": protocol, "steal": steal, "victim": victim, "init": init,
+            "threads": threads, "runs": len(runs),
             "median_seconds": statistics.median(secs), "min_seconds": min(secs), "max_seconds": max(secs),
             "median_nodes_per_sec": med("nodes_per_sec"),
             "speedup": "", "speedup_min": "", "speedup_max": "", "efficiency": "",
@@ -107,7 +130,7 @@ def summarize(rows):
 def write_csv(path, columns, rows):
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns)
+        w = csv.DictWriter(f, fieldnames=columns)  # None (not applicable) is written empty
         w.writeheader()
         for r in rows:
             w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})

@@ -21,11 +21,16 @@ def _save(fig, out_dir, name):
 
 
 def _varying(rows):
-    return {k for k in ("steal", "victim", "init") if len({r[k] for r in rows}) > 1}
+    return {k for k in study_data.POLICY_KEYS if len({r[k] for r in rows}) > 1}
 
 
 def _policies(rows):
-    return sorted({(r["steal"], r["victim"], r["init"]) for r in rows})
+    """Each (protocol, steal, victim, init) once: one line or bar group each."""
+    return sorted({study_data.policy_of(r) for r in rows})
+
+
+def _label(policy, varying):
+    return study_data.policy_label(dict(zip(study_data.POLICY_KEYS, policy)), varying)
 
 
 def _trees(rows):
@@ -43,7 +48,7 @@ def _panels(n):
 
 def _series(summary, tree, policy, column):
     pts = [(int(r["threads"]), r) for r in summary
-           if r["tree"] == tree and (r["steal"], r["victim"], r["init"]) == policy and r[column] != ""]
+           if r["tree"] == tree and study_data.policy_of(r) == policy and r[column] != ""]
     pts.sort(key=lambda p: p[0])
     return pts
 
@@ -73,7 +78,7 @@ def plot_speedup(summary, out_dir, meta, efficiency=False):
                 continue
             xs = [p for p, _ in pts]
             max_p = max(max_p, max(xs))
-            label = study_data.policy_label(dict(zip(("steal", "victim", "init"), policy)), varying)
+            label = _label(policy, varying)
             if efficiency:
                 ax.plot(xs, [float(r[column]) for _, r in pts], marker="o", label=label)
             else:
@@ -105,7 +110,7 @@ def plot_rate(summary, out_dir, meta):
     for ax, tree in zip(axes, trees):
         for policy in _policies([r for r in summary if r["tree"] == tree]):
             pts = _series(summary, tree, policy, "median_nodes_per_sec")
-            label = study_data.policy_label(dict(zip(("steal", "victim", "init"), policy)), varying)
+            label = _label(policy, varying)
             ax.plot([p for p, _ in pts], [float(r["median_nodes_per_sec"]) / 1e6 for _, r in pts],
                     marker="o", label=label)
         _thread_ticks(ax, summary)
@@ -130,7 +135,7 @@ def plot_work_share(runs, out_dir, meta):
         width = 0.8 / max(1, len(policies))
         for i, policy in enumerate(policies):
             cell = [r for r in tree_runs
-                    if int(r["threads"]) == p and (r["steal"], r["victim"], r["init"]) == policy]
+                    if int(r["threads"]) == p and study_data.policy_of(r) == policy]
             if not cell:
                 continue
             shares = []
@@ -140,13 +145,14 @@ def plot_work_share(runs, out_dir, meta):
                     nodes = [int(x) for x in r["thread_nodes"].split(";")]
                     per_run.append(100.0 * nodes[t] / sum(nodes))
                 shares.append(statistics.mean(per_run))
-            label = study_data.policy_label(dict(zip(("steal", "victim", "init"), policy)), varying)
+            label = _label(policy, varying)
             ax.bar([t + (i - (len(policies) - 1) / 2) * width for t in range(p)], shares, width=width, label=label)
         ax.axhline(100.0 / p, color="k", linestyle="--", linewidth=1, label="ideal share (%.1f%%)" % (100.0 / p))
         ax.set_xticks(range(p))
         ax.set_xlabel("thread")
         ax.set_ylabel("share of the tree's nodes (%, mean over repetitions)")
-        ax.set_ylim(0, max(ax.get_ylim()[1], 100.0 / p) * 1.35)  # room for the legend above the bars
+        # room for the legend (a line per policy and the ideal) above the bars
+        ax.set_ylim(0, max(ax.get_ylim()[1], 100.0 / p) * (1.2 + 0.06 * (len(policies) + 1)))
         ax.set_title("%s: work per thread at %d threads" % (tree, p))
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=8, loc="upper right")
@@ -161,23 +167,30 @@ def plot_steal_stats(summary, out_dir, meta):
               ("median_deques_examined_per_steal", "deques examined per successful steal", 1.0)]
     fig, axes = _panels(len(panels))
     multi_tree = len(_trees(summary)) > 1
+    # One colour per (tree, policy), the same in every panel, so that many series can share one legend.
+    series = [(tree, policy) for tree in _trees(summary)
+              for policy in _policies([r for r in summary if r["tree"] == tree])]
+    shared_legend = len(series) > 4
     for ax, (column, ylabel, scale) in zip(axes, panels):
-        for tree in _trees(summary):
-            for policy in _policies([r for r in summary if r["tree"] == tree]):
-                pts = [(p, r) for p, r in _series(summary, tree, policy, column) if p > 1]
-                if not pts:
-                    continue
-                label = study_data.policy_label(dict(zip(("steal", "victim", "init"), policy)), varying)
-                if multi_tree:
-                    label = tree + ": " + label
-                ax.plot([p for p, _ in pts], [float(r[column]) * scale for _, r in pts], marker="o", label=label)
+        for i, (tree, policy) in enumerate(series):
+            pts = [(p, r) for p, r in _series(summary, tree, policy, column) if p > 1]
+            if not pts:
+                continue
+            label = _label(policy, varying)
+            if multi_tree:
+                label = tree + ": " + label
+            ax.plot([p for p, _ in pts], [float(r[column]) * scale for _, r in pts], marker="o", label=label,
+                    color="C%d" % (i % 10))
         _thread_ticks(ax, [r for r in summary if int(r["threads"]) > 1])
         ax.set_xlabel("threads")
         ax.set_ylabel(ylabel)
         ax.set_title(ylabel[0].upper() + ylabel[1:] + ", median over repetitions", fontsize=10)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        if not shared_legend:
+            ax.legend(fontsize=7)
+    if shared_legend:  # too many to lay over the data: one legend beside the last panel
+        axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     _caption(fig, meta)
     _save(fig, out_dir, "steal_stats")
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """scripts/scaling-study and scripts/plot-results on a tiny tree: well-formed
 CSVs, machine facts and non-empty plots; an injected mismatch (a preset with a
-wrong expected size) stops the study with exit status 1.
+wrong expected size) stops the study with exit status 1. The protocol axis:
+two protocols, each with its own steal and victim defaults (the default
+study's steal = half not passed), a protocol column, one plotted line per
+protocol; a combination uts rejects exits 2 before any run; plot-results
+still draws a study from before the protocol columns.
 
 usage: test_scaling_study.py REPO_ROOT UTS_BINARY
 """
@@ -88,6 +92,70 @@ def main():
             os.remove(os.path.join(out, name))
         p = subprocess.run([plot, out], capture_output=True, text=True, timeout=300)
         tally.check(p.returncode == 0 and plots_ok(), "plot-results redraws them from the CSVs", p.stderr[-1000:])
+
+        # A study from before the protocol axis: no protocol or request columns; read as protocol split.
+        legacy = os.path.join(tmp, "legacy")
+        os.makedirs(legacy)
+        for name, columns in (("runs.csv", study_data.RUN_COLUMNS), ("summary.csv", study_data.SUMMARY_COLUMNS)):
+            with open(os.path.join(out, name)) as f:
+                rows = list(csv.DictReader(f))
+            old = columns[:columns.index("protocol")]
+            with open(os.path.join(legacy, name), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=old, extrasaction="ignore")
+                w.writeheader()
+                w.writerows(rows)
+        p = subprocess.run([plot, legacy], capture_output=True, text=True, timeout=300)
+        tally.check(p.returncode == 0 and os.path.getsize(os.path.join(legacy, "speedup.svg")) > 1000,
+                    "plot-results draws a study from before the protocol columns", p.stderr[-1000:])
+
+        # The protocol axis. request and chaselev: chaselev rejects --steal half, which the default
+        # study file names, so this also shows steal and victim are left to each protocol.
+        pout = os.path.join(tmp, "protocols")
+        p = subprocess.run([study, "--trees", "tiny", "--threads", "1,2", "--protocol", "request,chaselev",
+                            "--reps", "1", "--out", pout, "--uts", binary, "--preset-dir", presets],
+                           capture_output=True, text=True, timeout=300)
+        tally.check(p.returncode == 0 and "[run 4/4]" in p.stderr, "study over two protocols succeeds",
+                    p.stderr[-2000:])
+        with open(os.path.join(pout, "runs.csv")) as f:
+            prow = list(csv.DictReader(f))
+        by = {(r["protocol"], r["threads"]): r for r in prow}
+        tally.check(len(prow) == 4 and set(by) == {(pr, t) for pr in ("request", "chaselev") for t in ("1", "2")}
+                    and all(r["size"] == "3280" for r in prow), "runs.csv: one exact row per protocol and threads",
+                    str(sorted(by)))
+        tally.check(all(by[("request", t)]["steal"] == "half" and by[("chaselev", t)]["steal"] == "one"
+                        and by[(pr, t)]["victim"] == "random" for pr in ("request", "chaselev") for t in ("1", "2")),
+                    "runs.csv: each protocol ran with its own steal and victim defaults",
+                    str([(r["protocol"], r["steal"], r["victim"]) for r in prow]))
+        req, cl = by[("request", "2")], by[("chaselev", "2")]
+        tally.check(req["requests_sent"] != "" and req["mean_request_wait_seconds"] != "" and req["reclaims"] == ""
+                    and int(req["requests_sent"]) == sum(int(req[k]) for k in ("requests_answered",
+                                                                             "requests_refused", "requests_withdrawn"))
+                    and cl["requests_sent"] == "" and cl["shares"] == "" and cl["reclaims"] == "",
+                    "runs.csv: request columns for protocol request only; shares/reclaims empty where not applicable",
+                    str((req, cl)))
+        with open(os.path.join(pout, "summary.csv")) as f:
+            reader = csv.DictReader(f)
+            psum = list(reader)
+        tally.check(reader.fieldnames == study_data.SUMMARY_COLUMNS and "protocol" in reader.fieldnames,
+                    "summary.csv has a protocol column", str(reader.fieldnames))
+        tally.check(sorted((r["protocol"], r["threads"]) for r in psum)
+                    == [("chaselev", "1"), ("chaselev", "2"), ("request", "1"), ("request", "2")]
+                    and all(float(r["speedup"]) == 1.0 for r in psum if r["threads"] == "1"),
+                    "summary.csv: one row per protocol and threads, speedup against the protocol's own 1 thread",
+                    str(psum))
+        counts = {}
+        for name in ("speedup", "efficiency", "nodes_per_sec"):
+            with open(os.path.join(pout, name + ".svg")) as f:
+                svg = f.read()
+            counts[name] = [svg.count("protocol=" + pr) for pr in ("request", "chaselev")]
+        tally.check(all(c == [1, 1] for c in counts.values()),
+                    "speedup, efficiency and nodes/s plots: one legend line per protocol", str(counts))
+        p = subprocess.run([study, "--trees", "tiny", "--threads", "1", "--protocol", "chaselev", "--steal", "half",
+                            "--out", os.path.join(tmp, "rejected"), "--uts", binary, "--preset-dir", presets],
+                           capture_output=True, text=True, timeout=60)
+        tally.check(p.returncode == 2 and "rejects" in p.stderr
+                    and not os.path.exists(os.path.join(tmp, "rejected", "runs.csv")),
+                    "a protocol/steal combination uts rejects exits 2 before any run", p.stderr)
 
         bad = subprocess.run(study_cmd("tinybad", os.path.join(tmp, "bad")), capture_output=True, text=True,
                              timeout=300)
