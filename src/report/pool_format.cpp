@@ -62,8 +62,8 @@ std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int ver
   const Totals tot = totals(r);
   char line[512];
   std::snprintf(line, sizeof line,
-                "Means over trials: add %.3f us, remove %.3f us, removes that stole %.2f%%, segments examined per "
-                "steal %.2f, items per steal %.2f\n",
+                "Means over trials: add %.3f us, remove %.3f us, removes that stole %.2f%%; over all steals: "
+                "segments examined per steal %.2f, items per steal %.2f\n",
                 r.mean_add_us(), r.mean_remove_us(), r.removes_stole_pct(), r.segments_per_steal(),
                 r.elements_per_steal());
   o << line;
@@ -118,13 +118,15 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
       << ",\"mean_add_us\":" << num(t.mean_add_us) << ",\"mean_remove_us\":" << num(t.mean_remove_us)
       << ",\"removes_stole_pct\":" << num(t.removes_stole_pct)
       << ",\"segments_examined_per_steal\":" << num(t.segments_per_steal)
-      << ",\"elements_per_steal\":" << num(t.elements_per_steal) << ",\"threads\":[";
+      << ",\"elements_per_steal\":" << num(t.elements_per_steal) << ",\"steals\":" << t.steals
+      << ",\"threads\":[";
     for (std::size_t k = 0; k < t.threads.size(); ++k) {
       const PoolThreadStats& x = t.threads[k];
       o << (k ? "," : "") << "{\"thread\":" << k << ",\"producer\":" << (x.producer ? "true" : "false")
         << ",\"adds\":" << x.adds << ",\"removes\":" << x.removes << ",\"aborted\":" << x.aborted
         << ",\"removes_stole\":" << x.removes_stole << ",\"steals\":" << x.steals
         << ",\"elements_stolen\":" << x.elements_stolen << ",\"segments_examined\":" << x.segments_examined
+        << ",\"segments_examined_stealing\":" << x.segments_examined_stealing
         << ",\"add_seconds\":" << num(x.add_seconds) << ",\"remove_seconds\":" << num(x.remove_seconds) << "}";
     }
     o << "]}";

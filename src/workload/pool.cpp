@@ -91,7 +91,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
       // relaxed: the counts only decide when to give up (the study's rule).
       searching.value.fetch_add(1, std::memory_order_relaxed);
       victims.begin_search();
-      std::uint64_t misses = 0;
+      std::uint64_t misses = 0, probes = 0;
       bool got = false;
       for (;;) {
         const int v = victims.next();
@@ -99,12 +99,14 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
         SplitDeque& victim = *segs[static_cast<std::size_t>(v)];
         delay();  // the probe
         ++st.segments_examined;
+        ++probes;
         if (s.steal.claim_size(victim.shared_size()) > 0) {
           delay();  // the claim
           const std::uint32_t n = victim.steal(s.steal, *seg, records[me]);
           if (n > 0) {
             ++st.steals;
             st.elements_stolen += n;
+            st.segments_examined_stealing += probes;
             victims.found_work(v);
             got = seg->pop(x);
             break;
@@ -225,7 +227,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
     removes += t.removes;
     stole += t.removes_stole;
     steals += t.steals;
-    examined += t.segments_examined;
+    examined += t.segments_examined_stealing;
     elements += t.elements_stolen;
   }
   out.mean_add_us = adders ? add_sum / adders : 0;
@@ -233,6 +235,9 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
   out.removes_stole_pct = removes ? 100.0 * double(stole) / double(removes) : 0;
   out.segments_per_steal = steals ? double(examined) / double(steals) : 0;
   out.elements_per_steal = steals ? double(elements) / double(steals) : 0;
+  out.steals = steals;
+  out.segments_examined_stealing = examined;
+  out.elements_stolen = elements;
   for (auto& v : trace) out.trace.insert(out.trace.end(), v.begin(), v.end());
   std::sort(out.trace.begin(), out.trace.end(),
             [](const SegmentSample& a, const SegmentSample& b) { return a.seconds < b.seconds; });
@@ -274,10 +279,20 @@ double PoolResult::removes_stole_pct() const {
   return mean_over(trials, [](const PoolTrial& t) { return t.removes_stole_pct; });
 }
 double PoolResult::segments_per_steal() const {
-  return mean_over(trials, [](const PoolTrial& t) { return t.segments_per_steal; });
+  std::uint64_t steals = 0, examined = 0;
+  for (const PoolTrial& t : trials) {
+    steals += t.steals;
+    examined += t.segments_examined_stealing;
+  }
+  return steals ? double(examined) / double(steals) : 0;
 }
 double PoolResult::elements_per_steal() const {
-  return mean_over(trials, [](const PoolTrial& t) { return t.elements_per_steal; });
+  std::uint64_t steals = 0, elements = 0;
+  for (const PoolTrial& t : trials) {
+    steals += t.steals;
+    elements += t.elements_stolen;
+  }
+  return steals ? double(elements) / double(steals) : 0;
 }
 
 const char* to_string(Arrangement a) { return a == Arrangement::contiguous ? "contiguous" : "spread"; }

@@ -45,7 +45,9 @@ struct PoolThreadStats {
   bool producer = false;
   std::uint64_t adds = 0, removes = 0, aborted = 0;
   std::uint64_t removes_stole = 0;    // removes that found the own segment empty and stole
-  std::uint64_t steals = 0, elements_stolen = 0, segments_examined = 0;
+  std::uint64_t steals = 0, elements_stolen = 0;
+  std::uint64_t segments_examined = 0;           // every probe, searches that aborted included
+  std::uint64_t segments_examined_stealing = 0;  // probes of the searches that ended in a steal
   double add_seconds = 0, remove_seconds = 0;  // summed over this thread's operations
 };
 
@@ -63,8 +65,9 @@ struct PoolTrial {
   double mean_add_us = 0;             // mean over threads (that added) of each one's mean
   double mean_remove_us = 0;          // likewise for removes
   double removes_stole_pct = 0;       // removes that stole, percent of removes
-  double segments_per_steal = 0;      // segments examined per successful steal
+  double segments_per_steal = 0;      // segments examined by the searches that stole, per steal
   double elements_per_steal = 0;
+  std::uint64_t steals = 0, segments_examined_stealing = 0, elements_stolen = 0;
   std::vector<PoolThreadStats> threads;
   std::vector<SegmentSample> trace;
 };
@@ -76,7 +79,8 @@ struct PoolResult {
       if (!t.conserved) return false;
     return true;
   }
-  // Means over the trials.
+  // Means over the trials (times and percentages), and ratios of the totals
+  // over all trials (per-steal measures: a trial without steals has none).
   double mean_add_us() const;
   double mean_remove_us() const;
   double removes_stole_pct() const;

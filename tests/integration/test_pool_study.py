@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""scripts/pool-study --quick: well-formed runs.csv and summary.csv (every
+configuration, every trial, items conserved), machine facts, the segment-size
+traces and every plot as non-empty PNG and SVG; a run that reports
+conserved=false or exits non-zero stops the study with exit status 1; a bad
+study file exits 2.
+
+usage: test_pool_study.py SOURCE_ROOT UTS_BINARY
+"""
+import csv
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from uts_check import Tally  # noqa: E402
+
+# A study of a few runs, for the failure cases (they stop before any plot).
+TINY = """description = tiny
+threads = 4
+ops = 400
+fill = 20
+trials = 1
+steal = half
+seed = 1
+searches = linear
+mixes = 50
+producers = 2
+arrangements = contiguous
+trace_producers = 2
+trace_searches = linear
+remote_delays = 0
+delay_model = mix 50
+"""
+
+# Wraps the real uts: MODE=lie flips the first trial's conserved to false in
+# the JSON of every producer/consumer run (exit status kept 0); MODE=crash
+# makes those runs exit 3.
+WRAPPER = """#!/usr/bin/env python3
+import json, subprocess, sys
+real, mode = %r, %r
+args = sys.argv[1:]
+if "--producers" not in args:
+    sys.exit(subprocess.run([real] + args).returncode)
+if mode == "crash":
+    sys.stderr.write("simulated crash\\n")
+    sys.exit(3)
+p = subprocess.run([real] + args, capture_output=True, text=True)
+rec = json.loads(p.stdout)
+rec["trials"][0]["conserved"] = False
+rec["results"]["conserved"] = False
+print(json.dumps(rec))
+"""
+
+PLOTS = ("pool_mix_time", "pool_producers_time", "pool_trace", "pool_elements_per_steal",
+         "pool_segments_per_steal", "pool_remote_delay")
+
+
+def read_csv(path):
+    with open(path) as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def main():
+    root, binary = sys.argv[1], os.path.abspath(sys.argv[2])
+    study = os.path.join(root, "scripts", "pool-study")
+    tally = Tally()
+    header = subprocess.run([binary, "--workload", "pool", "--threads", "1", "--ops", "1", "--trials", "1",
+                             "--format", "csv"], capture_output=True, text=True).stdout.splitlines()[0].split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        p = subprocess.run([study, "--quick", "--out", out, "--binary", binary], capture_output=True, text=True,
+                           timeout=300)
+        tally.check(p.returncode == 0, "pool-study --quick succeeds", p.stderr[-2000:])
+        tally.check("[run 1/" in p.stderr and "every item conserved" in p.stderr, "progress and the closing line",
+                    p.stderr[-500:])
+
+        with open(os.path.join(out, "machine.json")) as f:
+            m = json.load(f)
+        tally.check(all(k in m for k in ("lscpu", "compiler", "openmp_runtime", "commit", "study", "uts_version")),
+                    "machine.json facts")
+        s = m["study"]
+        configs = (len(s["searches"]) * len(s["mixes"])
+                   + len(s["searches"]) * len(s["producers"]) * len(s["arrangements"]))
+        delay_only = [d for d in s["remote_delays"] if d != 0]
+        configs += len(s["searches"]) * len(delay_only)  # the delay model's 0 ns runs are producer runs
+        tally.check(s["trials"] == 2 and s["delay_model"]["producers"] in s["producers"]
+                    and s["trace_producers"] in s["producers"],
+                    "--quick reads the [quick] keys", str(s))
+
+        cols, runs = read_csv(os.path.join(out, "runs.csv"))
+        tally.check(cols[:len(header)] == header and "threads_active" in cols and "steals" in cols,
+                    "runs.csv: uts's pool CSV columns, then the per-trial sums", str(cols))
+        tally.check(len(runs) == configs * s["trials"], "runs.csv: one row per trial of every configuration",
+                    "%d rows, %d configurations" % (len(runs), configs))
+        tally.check(all(r["conserved"] == "true" and r["lost"] == "0" and r["duplicated"] == "0" for r in runs),
+                    "runs.csv: every trial conserved its items")
+        tally.check(all(int(r["initial"]) + int(r["added"]) - int(r["removed"]) == int(r["remaining"])
+                        and int(r["added"]) + int(r["removed"]) + int(r["aborted"]) == int(r["ops"]) for r in runs),
+                    "runs.csv: items and operations add up")
+        tally.check({r["victim"] for r in runs} == set(s["searches"])
+                    and {r["mix"] for r in runs if r["model"] == "random"} == {str(x) for x in s["mixes"]}
+                    and {r["arrangement"] for r in runs if r["model"] == "producer-consumer"} == {"contiguous",
+                                                                                                 "spread"}
+                    and {int(r["remote_delay_ns"]) for r in runs} == set(s["remote_delays"]),
+                    "runs.csv covers the searches, mixes, arrangements and delays")
+
+        cols, summary = read_csv(os.path.join(out, "summary.csv"))
+        needed = ["mean_add_us", "min_add_us", "max_add_us", "mean_remove_us", "mean_removes_stole_pct",
+                  "mean_segments_per_steal", "max_segments_per_steal", "mean_elements_per_steal", "mean_aborted",
+                  "max_aborted", "trials_with_steals"]
+        tally.check(all(c in cols for c in needed), "summary.csv header", str(cols))
+        tally.check(len(summary) == configs and all(r["trials"] == str(s["trials"]) for r in summary),
+                    "summary.csv: one row per configuration", "%d rows" % len(summary))
+
+        def ordered(r, name):
+            if r["mean_" + name] == "":
+                return r["min_" + name] == r["max_" + name] == ""
+            return float(r["min_" + name]) <= float(r["mean_" + name]) * (1 + 1e-9) + 1e-12 \
+                and float(r["mean_" + name]) <= float(r["max_" + name]) * (1 + 1e-9) + 1e-12
+
+        tally.check(all(ordered(r, n) for r in summary for n in ("add_us", "remove_us", "segments_per_steal",
+                                                                  "elements_per_steal", "aborted")),
+                    "summary.csv: min <= mean <= max")
+        stole = [r for r in summary if int(r["trials_with_steals"]) > 0]
+        tally.check(stole and all(float(r["mean_segments_per_steal"]) >= 1 and float(r["mean_elements_per_steal"]) >= 1
+                                  for r in stole), "summary.csv: steals measured where trials stole")
+        mix0 = [r for r in summary if r["model"] == "random" and r["mix"] == "0"]
+        tally.check(mix0 and all(r["mean_add_us"] == "" and float(r["mean_aborted"]) > 0 for r in mix0),
+                    "summary.csv: mix 0 has no add time and aborts removes")
+
+        traces = ["trace-%s-%s-%d.csv" % (v, a, s["trace_producers"]) for v in s["trace_searches"]
+                  for a in ("contiguous", "spread")]
+        ok = True
+        for name in traces:
+            path = os.path.join(out, name)
+            if not os.path.isfile(path):
+                ok = False
+                continue
+            tcols, trows = read_csv(path)
+            ok &= tcols == ["trial", "seconds", "thread", "size"] and len(trows) > 0
+        tally.check(ok, "segment-size traces written", ", ".join(traces))
+
+        missing = []
+        for name in PLOTS:
+            for ext in ("png", "svg"):
+                path = os.path.join(out, "%s.%s" % (name, ext))
+                if not os.path.isfile(path) or os.path.getsize(path) < 1000:
+                    missing.append(os.path.basename(path))
+                    continue
+                with open(path, "rb") as f:
+                    head = f.read(8)
+                if ext == "png" and head != b"\x89PNG\r\n\x1a\n":
+                    missing.append(os.path.basename(path))
+        tally.check(not missing, "every plot written as non-empty PNG and SVG", ", ".join(missing))
+
+        # Failures: a broken conservation report and a failed run stop the study with 1.
+        tiny = os.path.join(tmp, "tiny.conf")
+        with open(tiny, "w") as f:
+            f.write(TINY)
+        for mode, expect in (("lie", "NOT CONSERVED"), ("crash", "exited 3")):
+            wrapper = os.path.join(tmp, "uts-" + mode)
+            with open(wrapper, "w") as f:
+                f.write(WRAPPER % (binary, mode))
+            os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
+            p = subprocess.run([study, "--config", tiny, "--out", os.path.join(tmp, mode), "--binary", wrapper],
+                               capture_output=True, text=True, timeout=120)
+            tally.check(p.returncode == 1 and expect in p.stderr,
+                        "a run that %s stops the study with exit 1" % ("reports conserved=false" if mode == "lie"
+                                                                      else "exits non-zero"),
+                        "rc=%d %s" % (p.returncode, p.stderr[-500:]))
+        p = subprocess.run([study, "--config", tiny, "--out", os.path.join(tmp, "ok"), "--binary", binary],
+                           capture_output=True, text=True, timeout=120)
+        tally.check(p.returncode == 0, "the tiny study itself succeeds", p.stderr[-500:])
+
+        with open(tiny, "w") as f:
+            f.write(TINY.replace("producers = 2", "producers = 9"))
+        p = subprocess.run([study, "--config", tiny, "--out", os.path.join(tmp, "bad"), "--binary", binary],
+                           capture_output=True, text=True, timeout=60)
+        tally.check(p.returncode == 2 and "producers 9" in p.stderr, "a bad study file exits 2", p.stderr)
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
