@@ -207,7 +207,7 @@ class ThreadRun {
         // outside the victim policy's order (which it must not advance).
         const int v = hinted;
         hinted = -1;
-        if (try_victim(v)) {
+        if (try_hinted(v)) {
           found = true;
           break;
         }
@@ -279,6 +279,20 @@ class ThreadRun {
   }
 
   bool try_victim(int v) { return try_victim(v, sh_.settings.steal); }
+
+  // The victim a waker named. Under hier it keeps hier's rules: the local
+  // amount inside the domain; across domains the remote amount, and only if
+  // no other thread of this domain has a remote round in flight.
+  bool try_hinted(int v) {
+    if (sh_.settings.victim != VictimOrder::hier) return try_victim(v);
+    if (sh_.domains->same(id_, v)) return try_victim(v, sh_.settings.steal_local);
+    auto& slot = sh_.remote_slots[static_cast<std::size_t>(domain_)].in_flight;
+    // relaxed, both: as in hier_round().
+    if (slot.load(std::memory_order_relaxed) || slot.exchange(true, std::memory_order_relaxed)) return false;
+    const bool got = try_victim(v, sh_.settings.steal_remote);
+    slot.store(false, std::memory_order_relaxed);  // relaxed: as above
+    return got;
+  }
 
   // One probe of victim v, taking `amount`; true when nodes were stolen into
   // our deque. A victim in another domain costs --remote-delay before the

@@ -131,7 +131,10 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
     }
     o << "]}";
   }
-  o << "],\"machine\":{\"hostname\":\"" << m.hostname << "\",\"logical_cpus\":" << m.logical_cpus
+  std::string host;
+  for (char c : m.hostname)
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) host += c;
+  o << "],\"machine\":{\"hostname\":\"" << host << "\",\"logical_cpus\":" << m.logical_cpus
     << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\"}}\n";
   return o.str();
 }

@@ -79,7 +79,11 @@ int Topology::domain_of_calling_thread(DomainLevel level) const {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (!set) return -1;
   int found = -1;
-  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0 && !hwloc_bitmap_iszero(set)) {
+  // A thread allowed on every CPU the process may use is unbound, even on a
+  // machine with a single domain (its mask would fit inside that domain).
+  const hwloc_const_bitmap_t allowed = hwloc_topology_get_allowed_cpuset(topo);
+  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0 && !hwloc_bitmap_iszero(set) &&
+      !(hwloc_bitmap_weight(set) > 1 && allowed && hwloc_bitmap_isequal(set, allowed))) {
     const int n = hwloc_get_nbobjs_by_type(topo, type_of(level));
     for (int i = 0; i < n; ++i) {
       hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type_of(level), static_cast<unsigned>(i));

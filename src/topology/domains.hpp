@@ -47,7 +47,6 @@ struct DomainMap {
   std::vector<int> of_thread;             // domain of each thread
   std::vector<std::vector<int>> members;  // threads of each domain, ascending
   std::string source;                     // how it was derived (for output)
-  std::string warning;                    // non-empty: say it once on stderr
 
   bool same(int a, int b) const { return of_thread[static_cast<std::size_t>(a)] == of_thread[static_cast<std::size_t>(b)]; }
 };

@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -64,7 +66,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
 
   omp_set_dynamic(0);
 #pragma omp parallel num_threads(p)
-  {
+  try {
     const int id = omp_get_thread_num();
     const auto me = static_cast<std::size_t>(id);
     auto* seg = new SplitDeque(records);  // first touch by the owner
@@ -115,7 +117,9 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
           victim.request_share();
         }
         victims.missed();
-        // After a full round of misses: give up when every thread still
+        // After p-1 misses (about a round; random and tree orders may skip a
+        // segment, which only matters as a trial ends, and the items it held
+        // are counted as remaining): give up when every thread still
         // performing operations is searching (nobody can add).
         if (++misses >= static_cast<std::uint64_t>(p - 1)) {
           misses = 0;
@@ -167,6 +171,11 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
     sample();
 #pragma omp barrier
     delete seg;
+  } catch (const std::exception& e) {
+    // Out of memory or a segment past 2^30 slots: as in the engine, say why
+    // and leave at once (threads cannot be unwound out of the region).
+    std::fprintf(stderr, "uts: %s\n", e.what());
+    std::_Exit(3);
   }
 
   // Conservation: every serial ever created was removed or is left, once.
@@ -244,12 +253,18 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
   return out;
 }
 
-template <class F>
-double mean_over(const std::vector<PoolTrial>& trials, F f) {
-  if (trials.empty()) return 0;
+// The mean over the trials where the measure exists (a trial without adds
+// has no add time, not an add time of 0).
+template <class F, class Has>
+double mean_over(const std::vector<PoolTrial>& trials, F f, Has has) {
   double sum = 0;
-  for (const PoolTrial& t : trials) sum += f(t);
-  return sum / double(trials.size());
+  int n = 0;
+  for (const PoolTrial& t : trials)
+    if (has(t)) {
+      sum += f(t);
+      ++n;
+    }
+  return n ? sum / n : 0;
 }
 
 }  // namespace
@@ -271,12 +286,17 @@ PoolResult run_pool(const PoolSettings& settings) {
   return r;
 }
 
-double PoolResult::mean_add_us() const { return mean_over(trials, [](const PoolTrial& t) { return t.mean_add_us; }); }
+double PoolResult::mean_add_us() const {
+  return mean_over(trials, [](const PoolTrial& t) { return t.mean_add_us; },
+                   [](const PoolTrial& t) { return t.added > 0; });
+}
 double PoolResult::mean_remove_us() const {
-  return mean_over(trials, [](const PoolTrial& t) { return t.mean_remove_us; });
+  return mean_over(trials, [](const PoolTrial& t) { return t.mean_remove_us; },
+                   [](const PoolTrial& t) { return t.removed > 0; });
 }
 double PoolResult::removes_stole_pct() const {
-  return mean_over(trials, [](const PoolTrial& t) { return t.removes_stole_pct; });
+  return mean_over(trials, [](const PoolTrial& t) { return t.removes_stole_pct; },
+                   [](const PoolTrial& t) { return t.removed > 0; });
 }
 double PoolResult::segments_per_steal() const {
   std::uint64_t steals = 0, examined = 0;

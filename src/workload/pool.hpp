@@ -41,7 +41,8 @@ struct PoolSettings {
   int samples = 100;                 // segment-size samples per thread per trial (the trace)
 };
 
-struct PoolThreadStats {
+// Aligned: each thread writes its own during timed operations.
+struct alignas(64) PoolThreadStats {
   bool producer = false;
   std::uint64_t adds = 0, removes = 0, aborted = 0;
   std::uint64_t removes_stole = 0;    // removes that found the own segment empty and stole
