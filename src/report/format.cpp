@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include "report/text_util.hpp"
+
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -9,11 +11,8 @@ namespace uts {
 
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
+using fmt::json_string;
+using fmt::num;
 
 std::string hex64(std::uint64_t v) {
   char buf[32];
@@ -25,27 +24,6 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 std::string csv_field(const std::string& s) {

@@ -1,5 +1,7 @@
 #include "report/pool_format.hpp"
 
+#include "report/text_util.hpp"
+
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -9,11 +11,8 @@ namespace uts {
 
 namespace {
 
-std::string num(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
+using fmt::json_string;
+using fmt::num;
 
 std::string model(const PoolSettings& s) {
   std::ostringstream o;
@@ -131,10 +130,7 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
     }
     o << "]}";
   }
-  std::string host;
-  for (char c : m.hostname)
-    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) host += c;
-  o << "],\"machine\":{\"hostname\":\"" << host << "\",\"logical_cpus\":" << m.logical_cpus
+  o << "],\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"logical_cpus\":" << m.logical_cpus
     << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\"}}\n";
   return o.str();
 }
