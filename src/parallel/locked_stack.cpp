@@ -6,42 +6,24 @@
 
 namespace uts {
 
-namespace {
-Node* allocate(std::uint32_t n) { return static_cast<Node*>(::operator new(sizeof(Node) * n)); }
-}  // namespace
-
 LockedStack::LockedStack(std::uint32_t chunk, std::uint32_t initial_capacity)
-    : capacity_(initial_capacity), chunk_(chunk) {
+    : array_(initial_capacity), chunk_(chunk) {
   omp_init_lock(&lock_.lock);
-  nodes_ = allocate(capacity_);
 }
 
-LockedStack::~LockedStack() {
-  omp_destroy_lock(&lock_.lock);
-  ::operator delete(nodes_);
-}
+LockedStack::~LockedStack() { omp_destroy_lock(&lock_.lock); }
 
 void LockedStack::make_room(std::uint32_t n) {
   omp_set_lock(&lock_.lock);
-  // Compact first: positions below shared_start_ were stolen and are dead.
-  if (shared_start_ > 0) {
-    std::memmove(nodes_, nodes_ + shared_start_, sizeof(Node) * (top_ - shared_start_));
-    local_base_ -= shared_start_;
-    top_ -= shared_start_;
+  try {
+    // Positions below shared_start_ were stolen and are dead.
+    const std::uint32_t moved = array_.compact_and_grow(shared_start_, top_, n, "a locked stack");
+    local_base_ -= moved;
+    top_ -= moved;
     shared_start_ = 0;
-  }
-  if (capacity_ - top_ < n) {
-    std::uint64_t cap = capacity_;
-    while (cap - top_ < n) cap *= 2;
-    if (cap > (1u << 30)) {
-      omp_unset_lock(&lock_.lock);
-      throw std::length_error("a locked stack needs more than 2^30 slots");
-    }
-    Node* bigger = allocate(static_cast<std::uint32_t>(cap));
-    std::memcpy(bigger, nodes_, sizeof(Node) * top_);
-    ::operator delete(nodes_);
-    nodes_ = bigger;
-    capacity_ = static_cast<std::uint32_t>(cap);
+  } catch (...) {
+    omp_unset_lock(&lock_.lock);
+    throw;
   }
   omp_unset_lock(&lock_.lock);
 }
@@ -82,7 +64,7 @@ std::uint32_t LockedStack::steal_into(LockedStack& dest) {
     omp_unset_lock(&lock_.lock);
     return 0;
   }
-  std::memcpy(dest.nodes_ + dest.top_, nodes_ + shared_start_, sizeof(Node) * k);
+  std::memcpy(dest.array_.nodes + dest.top_, array_.nodes + shared_start_, sizeof(Node) * k);
   shared_start_ += k;
   --chunks_;
   // relaxed: a hint.

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "parallel/node_array.hpp"
 #include "parallel/protocol.hpp"
 #include "parallel/split_deque.hpp"  // kCacheLine
 
@@ -50,18 +51,18 @@ class LockedStack {
 
   // ---- owner only ----------------------------------------------------------
   void reserve(std::uint32_t n) {
-    if (capacity_ - top_ < n) make_room(n);
+    if (array_.capacity - top_ < n) make_room(n);
   }
   void push_if(const Node& node, bool keep) {
-    if (keep) nodes_[top_++] = node;  // inside the room reserve() made
+    if (keep) array_.nodes[top_++] = node;  // inside the room reserve() made
   }
   void push(const Node& node) {
     reserve(1);
-    nodes_[top_++] = node;
+    array_.nodes[top_++] = node;
   }
   bool pop(Node& out) {
     if (top_ == local_base_ && !reacquire()) return false;
-    out = nodes_[--top_];
+    out = array_.nodes[--top_];
     return true;
   }
   // uts_shm releases in its push, one chunk at a time; here the check
@@ -94,8 +95,7 @@ class LockedStack {
     std::atomic<std::uint32_t> value{0};
   } chunks_hint_;
   // Under the lock.
-  alignas(kCacheLine) Node* nodes_ = nullptr;
-  std::uint32_t capacity_ = 0;
+  alignas(kCacheLine) NodeArray array_;
   std::uint32_t shared_start_ = 0;
   std::uint32_t chunks_ = 0;
   // Owner only. local_base_ changes only under the lock, but only the owner

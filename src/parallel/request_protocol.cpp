@@ -33,30 +33,15 @@ RequestProtocol::Context::Context(int threads, const EngineSettings& settings)
       mailboxes(new Mailbox[static_cast<std::size_t>(threads)]) {}
 
 RequestProtocol::Deque::Deque(Context& ctx, int id)
-    : capacity_(1u << 10), countdown_(ctx.poll_interval), ctx_(ctx), id_(id) {
-  nodes_ = static_cast<Node*>(::operator new(sizeof(Node) * capacity_));
+    : array_(1u << 10), countdown_(ctx.poll_interval), ctx_(ctx), id_(id) {
   // Room for answers, allocated (and first touched) by this thread.
   ctx_.mailboxes[id_].nodes.reserve(256);
 }
 
-RequestProtocol::Deque::~Deque() { ::operator delete(nodes_); }
-
 void RequestProtocol::Deque::make_room(std::uint32_t n) {
-  // Answers leave dead slots below base_: slide the live nodes down first.
-  if (base_ > 0) {
-    std::memmove(nodes_, nodes_ + base_, sizeof(Node) * (top_ - base_));
-    top_ -= base_;
-    base_ = 0;
-  }
-  if (capacity_ - top_ >= n) return;
-  std::uint64_t cap = capacity_;
-  while (cap - top_ < n) cap *= 2;
-  if (cap > (1u << 30)) throw std::length_error("a request-protocol deque needs more than 2^30 slots");
-  Node* bigger = static_cast<Node*>(::operator new(sizeof(Node) * cap));
-  std::memcpy(bigger, nodes_, sizeof(Node) * top_);
-  ::operator delete(nodes_);
-  nodes_ = bigger;
-  capacity_ = static_cast<std::uint32_t>(cap);
+  // Answers leave dead slots below base_.
+  top_ -= array_.compact_and_grow(base_, top_, n, "a request-protocol deque");
+  base_ = 0;
 }
 
 void RequestProtocol::Deque::advertise() {
@@ -89,7 +74,7 @@ void RequestProtocol::Deque::answer(std::uint32_t thief) {
   // Up to half of the shallowest nodes, and always keep one.
   const std::uint32_t n = held > 0 ? box.want.claim_size(held - 1) : 0;
   if (n > 0) {
-    box.nodes.assign(nodes_ + base_, nodes_ + base_ + n);
+    box.nodes.assign(array_.nodes + base_, array_.nodes + base_ + n);
     base_ += n;
     ++answers_;
     nodes_given_ += n;
@@ -177,7 +162,7 @@ StealOutcome RequestProtocol::Deque::steal(Deque& victim, BusyMark& busy, const 
   ++answered_;
   const auto n = static_cast<std::uint32_t>(box.nodes.size());
   reserve(n);
-  for (const Node& node : box.nodes) nodes_[top_++] = node;  // shallowest first: deepest ends on top
+  for (const Node& node : box.nodes) array_.nodes[top_++] = node;  // shallowest first: deepest ends on top
   box.nodes.clear();
   return {true, n};
 }

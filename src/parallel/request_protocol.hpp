@@ -41,6 +41,7 @@
 #include <memory>
 #include <vector>
 
+#include "parallel/node_array.hpp"
 #include "parallel/protocol.hpp"
 #include "parallel/split_deque.hpp"  // kCacheLine
 
@@ -66,26 +67,25 @@ struct RequestProtocol {
   class Deque {
    public:
     Deque(Context& ctx, int id);
-    ~Deque();
     Deque(const Deque&) = delete;
     Deque& operator=(const Deque&) = delete;
 
     void reserve(std::uint32_t n) {
-      if (capacity_ - top_ < n) make_room(n);
+      if (array_.capacity - top_ < n) make_room(n);
     }
     void push_if(const Node& node, bool keep) {
-      if (keep) nodes_[top_++] = node;  // inside the room reserve() made
+      if (keep) array_.nodes[top_++] = node;  // inside the room reserve() made
     }
     void push(const Node& node) {
       reserve(1);
-      nodes_[top_++] = node;
+      array_.nodes[top_++] = node;
     }
     bool pop(Node& out) {
       if (top_ == base_) {
         base_ = top_ = 0;
         return false;
       }
-      out = nodes_[--top_];
+      out = array_.nodes[--top_];
       return true;
     }
     void maintain() {
@@ -117,8 +117,8 @@ struct RequestProtocol {
       std::atomic<bool> value{false};
     } advert_;
     // Owner only.
-    alignas(kCacheLine) Node* nodes_ = nullptr;
-    std::uint32_t base_ = 0, top_ = 0, capacity_ = 0;
+    alignas(kCacheLine) NodeArray array_;
+    std::uint32_t base_ = 0, top_ = 0;
     std::uint32_t countdown_;
     bool advertised_ = false;
     Context& ctx_;
