@@ -1,5 +1,6 @@
 """Plots of a scaling study, drawn from runs.csv and summary.csv alone.
 Needs matplotlib (Debian: python3-matplotlib)."""
+import math
 import os
 import statistics
 
@@ -12,6 +13,8 @@ import study_data  # noqa: E402
 
 FORMATS = ("png", "svg")
 PLOTS = ("speedup", "efficiency", "nodes_per_sec", "work_share", "steal_stats")
+# Drawn too when a study has more than one remote delay.
+HIER_PLOTS = ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", "hier_domain_share")
 
 
 def _save(fig, out_dir, name):
@@ -86,6 +89,10 @@ def plot_speedup(summary, out_dir, meta, efficiency=False):
                 lo = [y - float(r["speedup_min"]) for y, (_, r) in zip(ys, pts)]
                 hi = [float(r["speedup_max"]) - y for y, (_, r) in zip(ys, pts)]
                 ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        if not any(_series(summary, tree, policy, column) for policy in _policies(summary)):
+            # e.g. 2 or more domains need 2 or more threads: no 1-thread run to compare with
+            ax.text(0.5, 0.5, "no 1-thread runs in this study:\nno %s to draw" % column, transform=ax.transAxes,
+                    ha="center", va="center", fontsize=9, color="0.4")
         ideal_x = list(range(1, max_p + 1))
         if efficiency:
             ax.plot(ideal_x, [1.0] * len(ideal_x), "k--", linewidth=1, label="ideal (1.0)")
@@ -195,6 +202,176 @@ def plot_steal_stats(summary, out_dir, meta):
     _save(fig, out_dir, "steal_stats")
 
 
+def _delay_positions(delays):
+    """x positions for remote delays (ns) on a log scale drawn by hand: each
+    positive delay at log10 of it, 0 one decade left of the smallest positive
+    one, as its own tick set apart by a break line. Returns {delay: x}, and
+    the x of the break (None without a 0)."""
+    positive = sorted(d for d in delays if d > 0)
+    pos = {d: math.log10(d) for d in positive}
+    brk = None
+    if 0 in delays:
+        left = math.log10(positive[0]) - 1.0 if positive else 0.0
+        pos[0] = left
+        brk = left + 0.5 if positive else None
+    return pos, brk
+
+
+def _delay_text(ns):
+    if ns == 0:
+        return "0"
+    if ns >= 1000:
+        return "%g µs" % (ns / 1000.0)
+    return "%d ns" % ns
+
+
+def _delay_axis(ax, delays):
+    pos, brk = _delay_positions(delays)
+    ax.set_xticks([pos[d] for d in sorted(delays)])
+    ax.set_xticklabels([_delay_text(d) for d in sorted(delays)])
+    if brk is not None:
+        ax.axvline(brk, color="0.6", linestyle=":", linewidth=1)
+    lo, hi = min(pos.values()), max(pos.values())
+    ax.set_xlim(lo - 0.3, hi + 0.3)
+    ax.set_xlabel("remote delay per remote probe or claim (log scale)")
+    return pos
+
+
+def _hier_series(rows):
+    """One line per (policy but the delay, threads): those keys, by thread count."""
+    keys = sorted({study_data.policy_of(r)[:-1] + (int(r["threads"]),) for r in rows},
+                  key=lambda k: (k[-1],) + k[:-1])
+    return keys
+
+
+def _hier_style(summary):
+    """Colour per everything but the victim (threads, other axes), line style
+    and marker per victim: random dashed, hier solid."""
+    victim_at = study_data.POLICY_KEYS.index("victim")
+    rest = sorted({k[:victim_at] + k[victim_at + 1:] for k in _hier_series(summary)}, key=lambda k: (k[-1],) + k)
+    styles = {"hier": ("-", "o"), "random": ("--", "s"), "linear": (":", "^"), "tree": ("-.", "D")}
+
+    def style(key):
+        colour = "C%d" % (rest.index(key[:victim_at] + key[victim_at + 1:]) % 10)
+        line, marker = styles.get(key[victim_at], ("-", "x"))
+        return dict(color=colour, linestyle=line, marker=marker)
+    return style
+
+
+def _hier_label(key, summary, short=False):
+    """The key's varying axes (the delay aside) and its thread count; short:
+    values only, a line each (for tick labels)."""
+    keys = [k for k in study_data.POLICY_KEYS if k != "remote_delay_ns"]
+    varying = _varying(summary) - {"remote_delay_ns"}
+    row = dict(zip(keys, key[:-1]))
+    parts = [row[k] if short else study_data.policy_label(row, {k}) for k in keys if k in varying]
+    if "victim" not in varying:
+        parts.insert(0, row["victim"] if short else "victim=" + row["victim"])
+    threads = {int(r["threads"]) for r in summary}
+    if len(threads) > 1:
+        parts.append("%d threads" % key[-1])
+    return ("\n" if short else ", ").join(parts)
+
+
+def _in_series(r, key):
+    return study_data.policy_of(r)[:-1] + (int(r["threads"]),) == key
+
+
+def plot_hier_lines(summary, out_dir, meta, name, column, ylabel):
+    """Against the remote delay, a panel per tree and a line per victim policy
+    (and thread count and other varying axes): median, with min-max bars for
+    the time."""
+    trees = _trees(summary)
+    delays = sorted({int(r["remote_delay_ns"]) for r in summary})
+    style = _hier_style(summary)
+    fig, axes = _panels(len(trees))
+    for ax, tree in zip(axes, trees):
+        pos = _delay_axis(ax, delays)
+        tree_rows = [r for r in summary if r["tree"] == tree]
+        for key in _hier_series(tree_rows):
+            pts = sorted(((int(r["remote_delay_ns"]), r) for r in tree_rows if _in_series(r, key) and r[column] != ""),
+                         key=lambda p: p[0])
+            if not pts:
+                continue
+            xs = [pos[d] for d, _ in pts]
+            ys = [float(r[column]) for _, r in pts]
+            label = _hier_label(key, summary)
+            if column == "median_seconds":
+                lo = [y - float(r["min_seconds"]) for y, (_, r) in zip(ys, pts)]
+                hi = [float(r["max_seconds"]) - y for y, (_, r) in zip(ys, pts)]
+                ax.errorbar(xs, ys, yerr=[lo, hi], capsize=3, label=label, **style(key))
+            else:
+                ax.plot(xs, ys, label=label, **style(key))
+        ax.set_ylabel(ylabel)
+        ax.set_title("%s: %s vs remote delay" % (tree, ylabel.split(" (")[0]), fontsize=10)
+        if column != "median_seconds":
+            ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no runs with domains", transform=ax.transAxes, ha="center", va="center",
+                    color="0.4")
+    _caption(fig, meta)
+    _save(fig, out_dir, name)
+
+
+def plot_hier_domain_share(runs, summary, out_dir, meta):
+    """Each domain's share of the nodes at the largest remote delay: a panel
+    per tree, a bar group per victim policy (and thread count), a bar per
+    domain, mean over repetitions."""
+    trees = _trees(runs)
+    big = max(int(r["remote_delay_ns"]) for r in runs)
+    fig, axes = _panels(len(trees))
+    for ax, tree in zip(axes, trees):
+        cells = [r for r in runs if r["tree"] == tree and int(r["remote_delay_ns"]) == big and r.get("domain_nodes")]
+        groups = []
+        for key in _hier_series(cells):
+            per_run = []
+            for r in cells:
+                if _in_series(r, key):
+                    nodes = [int(x) for x in r["domain_nodes"].split(";")]
+                    per_run.append([100.0 * n / sum(nodes) for n in nodes])
+            count = min(len(p) for p in per_run)
+            groups.append((key, [statistics.mean(p[d] for p in per_run) for d in range(count)]))
+        if not groups:
+            ax.text(0.5, 0.5, "no runs with domains", transform=ax.transAxes, ha="center", va="center", color="0.4")
+        most = max((len(g) for _, g in groups), default=1)
+        width = 0.8 / most
+        for d in range(most):
+            xs = [i + (d - (most - 1) / 2) * width for i, (_, g) in enumerate(groups) if d < len(g)]
+            ax.bar(xs, [g[d] for _, g in groups if d < len(g)], width=width, label="domain %d" % d,
+                   color="C%d" % (d % 10))
+        for count in sorted({len(g) for _, g in groups}):
+            ax.axhline(100.0 / count, color="k", linestyle="--", linewidth=1,
+                       label="even share (%.1f%%)" % (100.0 / count))
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels([_hier_label(k, summary, short=True) for k, _ in groups], fontsize=7)
+        ax.set_ylabel("share of the tree's nodes (%, mean over reps)")
+        top = max([100.0 / max(1, most)] + [x for _, g in groups for x in g])
+        ax.set_ylim(0, min(100.0, top * 1.3) if top < 75 else 118)  # room for the legend
+        ax.set_title("%s: nodes per domain at remote delay %s" % (tree, _delay_text(big)), fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+        if groups:
+            ax.legend(fontsize=7, loc="upper right", ncol=2)
+    _caption(fig, meta)
+    _save(fig, out_dir, "hier_domain_share")
+
+
+def plot_hierarchy(runs, summary, out_dir, meta):
+    """The hierarchy plot set, for a study with more than one remote delay;
+    returns the names drawn (none otherwise)."""
+    if len({int(r["remote_delay_ns"]) for r in summary}) < 2:
+        return []
+    for name, column, ylabel in (("hier_time", "median_seconds", "time (s, median; bars min to max)"),
+                                 ("hier_remote_steals", "median_remote_steals", "remote steals (median)"),
+                                 ("hier_nodes_per_remote_steal", "median_nodes_per_remote_steal",
+                                  "nodes per remote steal (median)")):
+        plot_hier_lines(summary, out_dir, meta, name, column, ylabel)
+    plot_hier_domain_share(runs, summary, out_dir, meta)
+    return list(HIER_PLOTS)
+
+
 def plot_all(out_dir, meta=None):
     meta = meta or {}
     runs = study_data.read_csv(os.path.join(out_dir, "runs.csv"))
@@ -206,4 +383,5 @@ def plot_all(out_dir, meta=None):
     plot_rate(summary, out_dir, meta)
     plot_work_share(runs, out_dir, meta)
     plot_steal_stats(summary, out_dir, meta)
-    return ["%s.%s" % (p, f) for p in PLOTS for f in FORMATS]
+    drawn = list(PLOTS) + plot_hierarchy(runs, summary, out_dir, meta)
+    return ["%s.%s" % (p, f) for p in drawn for f in FORMATS]
