@@ -1,6 +1,7 @@
 // uts: Unbalanced Tree Search. Parses the command line, runs one traversal,
 // reports it. Exit status: 0 success, 1 --verify mismatch, 2 bad usage or
-// input, 130 interrupted.
+// input, 130 interrupted. Started by mpirun (a build with -Dmpi), every rank
+// runs this; rank 0 alone prints, bad input included.
 #include <omp.h>
 
 #include <unistd.h>
@@ -13,11 +14,16 @@
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "cli/usage_error.hpp"
+#include "distrib/launch.hpp"
 #include "report/format.hpp"
 #include "report/machine.hpp"
 #include "report/pool_format.hpp"
 #include "traversal/run.hpp"
 #include "util/interrupt.hpp"
+#include "uts_build_config.hpp"
+#if UTS_HAVE_MPI
+#include "distrib/mpi_run.hpp"
+#endif
 
 namespace {
 
@@ -26,9 +32,46 @@ constexpr int kExitMismatch = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitInterrupted = 130;
 
+// Under mpirun every rank finds the same bad input; only rank 0 says so.
+bool g_speaks = true;
+
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "uts: %s\n", message.c_str());
+  if (g_speaks) std::fprintf(stderr, "uts: %s\n", message.c_str());
   return kExitUsage;
+}
+
+// The report of a tree traversal, on stdout and in the --output record.
+int report_run(const uts::cli::RunConfig& cfg, const uts::RunResult& result, std::ofstream& record) {
+  if (result.truncations)
+    std::fprintf(stderr, "*** Number of children truncated to the cap for %llu node(s)\n",
+                 static_cast<unsigned long long>(result.truncations));
+
+  const uts::MachineInfo machine = uts::collect_machine_info();
+  std::optional<bool> verified;
+  if (cfg.verify) verified = uts::matches_expected(result, cfg.expected);
+  const uts::RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, verified, machine};
+
+  switch (cfg.format) {
+    case uts::cli::Format::text: std::cout << uts::render_text(report, cfg.verbose); break;
+    case uts::cli::Format::json: std::cout << uts::render_json(report); break;
+    case uts::cli::Format::csv: std::cout << uts::csv_header() << uts::render_csv_row(report); break;
+  }
+  std::cout.flush();
+  if (record.is_open()) {
+    if (cfg.format == uts::cli::Format::csv) {
+      if (record.tellp() == 0) record << uts::csv_header();
+      record << uts::render_csv_row(report);
+    } else {
+      record << uts::render_json(report);
+    }
+  }
+
+  if (result.status == uts::RunStatus::interrupted) return kExitInterrupted;
+  if (verified && !*verified) {
+    std::fprintf(stderr, "uts: --verify: result does not match the expected values\n");
+    return kExitMismatch;
+  }
+  return kExitOk;
 }
 
 void print_presets() {
@@ -80,11 +123,23 @@ int run_pool_workload(const uts::cli::RunConfig& cfg, std::ofstream& record) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const uts::distrib::Launch launch = uts::distrib::detect_launch();
+  g_speaks = launch.rank == 0;
   uts::cli::RunConfig cfg;
   try {
     cfg = uts::cli::parse_command_line(argc, argv, omp_get_max_threads());
   } catch (const uts::cli::UsageError& e) {
     return usage_error(e.what());
+  }
+  if (!g_speaks && (cfg.show_help || cfg.show_version || cfg.show_presets)) return kExitOk;
+  if (launch.ranks > 1) {
+    if (!UTS_HAVE_MPI)
+      return usage_error("started as " + std::to_string(launch.ranks) +
+                         " MPI ranks, but this uts was built without MPI (rebuild with meson -Dmpi=enabled)");
+    if (cfg.workload == uts::cli::Workload::pool)
+      return usage_error("--workload pool runs in one process, not as " + std::to_string(launch.ranks) + " MPI ranks");
+    if (cfg.engine.sequential)
+      return usage_error("--sequential runs in one process, not as " + std::to_string(launch.ranks) + " MPI ranks");
   }
   if (cfg.show_help) {
     std::cout << cfg.help_text;
@@ -101,7 +156,7 @@ int main(int argc, char** argv) {
 
   // Open the record file before the run so a bad path costs nothing.
   std::ofstream record;
-  if (!cfg.output_file.empty()) {
+  if (!cfg.output_file.empty() && g_speaks) {
     record.open(cfg.output_file, std::ios::app);
     if (!record) return usage_error("--output: cannot open '" + cfg.output_file + "' for appending");
   }
@@ -116,41 +171,29 @@ int main(int argc, char** argv) {
   const uts::Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == uts::cli::Progress::on ||
                         (cfg.progress == uts::cli::Progress::automatic && isatty(fileno(stderr)));
+#if UTS_HAVE_MPI
+  if (launch.under_mpi) {
+    uts::distrib::MpiSession session(argc, argv);
+    if (!session.ok()) return usage_error("MPI could not start with MPI_THREAD_FUNNELED");
+    cfg.engine.mpi = true;
+    cfg.engine.rank = session.rank();
+    cfg.engine.ranks = session.ranks();
+    g_speaks = session.rank() == 0;
+    uts::RunResult result;
+    try {
+      result = uts::distrib::run_ranks(tree, cfg.engine, cfg.stop, progress);
+    } catch (const std::exception& e) {  // the same on every rank (e.g. OMP_THREAD_LIMIT)
+      return usage_error(e.what());
+    }
+    if (!g_speaks) return result.status == uts::RunStatus::interrupted ? kExitInterrupted : kExitOk;
+    return report_run(cfg, result, record);
+  }
+#endif
   uts::RunResult result;
   try {
     result = uts::run(tree, cfg.engine, cfg.stop, progress);
   } catch (const std::exception& e) {  // e.g. OMP_THREAD_LIMIT below --threads
     return usage_error(e.what());
   }
-
-  if (result.truncations)
-    std::fprintf(stderr, "*** Number of children truncated to the cap for %llu node(s)\n",
-                 static_cast<unsigned long long>(result.truncations));
-
-  const uts::MachineInfo machine = uts::collect_machine_info();
-  std::optional<bool> verified;
-  if (cfg.verify) verified = uts::matches_expected(result, cfg.expected);
-  const uts::RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, verified, machine};
-
-  switch (cfg.format) {
-    case uts::cli::Format::text: std::cout << uts::render_text(report, cfg.verbose); break;
-    case uts::cli::Format::json: std::cout << uts::render_json(report); break;
-    case uts::cli::Format::csv: std::cout << uts::csv_header() << uts::render_csv_row(report); break;
-  }
-  std::cout.flush();
-  if (record.is_open()) {
-    if (cfg.format == uts::cli::Format::csv) {
-      if (record.tellp() == 0) record << uts::csv_header();
-      record << uts::render_csv_row(report);
-    } else {
-      record << uts::render_json(report);
-    }
-  }
-
-  if (result.status == uts::RunStatus::interrupted) return kExitInterrupted;
-  if (verified && !*verified) {
-    std::fprintf(stderr, "uts: --verify: result does not match the expected values\n");
-    return kExitMismatch;
-  }
-  return kExitOk;
+  return report_run(cfg, result, record);
 }

@@ -4,7 +4,7 @@
 UTS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # Packages every build needs, and the extra ones some steps need.
-UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev python3"
+UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev libopenmpi-dev openmpi-bin python3"
 UTS_TEST_PACKAGES="clang-14 spin numactl python3-matplotlib"
 
 uts_log() { printf '== %s\n' "$*" >&2; }

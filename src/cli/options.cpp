@@ -28,6 +28,7 @@ const char* const kFileKeys[] = {"tree", "shape", "b0", "depth", "nonleaf-prob",
                                  "expect-depth", "expect-leaves", "format",
                                  "chunk", "stealing", "barrier-interval", "poll-interval", "debug", "sha1",
                                  "protocol", "domains", "steal-local", "steal-remote", "remote-delay",
+                                 "rank-chunk", "rank-poll",
                                  "workload", "ops", "fill", "trials", "mix", "producers", "arrangement"};
 
 // The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
@@ -75,6 +76,11 @@ cxxopts::Options make_options() {
     ("init", "root start: root (thread 0 expands it) | balanced (children split in blocks)", cxxopts::value<std::string>()->default_value("root"))
     ("sha1", "child-id hashing: auto (SHA-NI when the CPU has it) | shani | cryptopp", cxxopts::value<std::string>()->default_value("auto"))
     ("max-nodes", "stop after about N nodes and say so (safety valve)", cxxopts::value<std::string>());
+  o.add_options("MPI ranks (under mpirun, in a build with -Dmpi)")
+    ("rank-chunk", "most nodes one answer to another rank carries (1 to 1000000, default 1024)",
+     cxxopts::value<std::string>(), "K")
+    ("rank-poll", "expansions between two checks for other ranks' messages while thread 0 works "
+                  "(1 to 1000000, default 256)", cxxopts::value<std::string>(), "N");
   // The reference's parallel flags with no counterpart here: accepted so its
   // scripts run, no effect, reported as not applicable (-v text, JSON).
   o.add_options("Reference compatibility")
@@ -433,6 +439,10 @@ void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int default_thre
     else throw UsageError("--domains: '" + d + "' is not numa, l3, package or a number of domains N >= 1");
     e.domains_given = true;
   }
+  if (r.count("rank-chunk"))
+    e.rank_chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
+  if (r.count("rank-poll"))
+    e.rank_poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
   if (r.count("remote-delay"))
     e.remote_delay_ns = static_cast<std::uint64_t>(int_in_range(r, "remote-delay", 0, 10000000000LL));
   for (const char* key : {"steal-local", "steal-remote"}) {

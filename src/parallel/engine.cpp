@@ -9,7 +9,9 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
+#include "distrib/rank_link.hpp"
 #include "parallel/backoff.hpp"
 #include "parallel/chase_lev.hpp"
 #include "parallel/locked_stack.hpp"
@@ -95,13 +97,18 @@ struct Shared {
 };
 
 // The one worker loop, generic over the steal protocol (protocol.hpp).
+// Under MPI (ranks > 1) thread 0 also runs its rank's agent (`link`): it
+// answers other ranks every --rank-poll expansions and steals from them when
+// idle; the RankHost methods are what it lends the agent.
 template <StealProtocol P>
-class ThreadRun {
+class ThreadRun final : public distrib::RankHost {
  public:
-  ThreadRun(int id, int threads, Shared<P>& shared)
+  ThreadRun(int id, int threads, Shared<P>& shared, distrib::RankLink* link)
       : id_(id),
         threads_(threads),
         sh_(shared),
+        link_(id == 0 ? link : nullptr),
+        multi_rank_(link != nullptr && link->ranks() > 1),
         self_(*shared.workers[static_cast<std::size_t>(id)]),
         busy_(shared.termination, id),
         victims_(shared.settings.victim, id, threads, &shared.manber, static_cast<std::uint64_t>(id) + 1) {
@@ -117,16 +124,19 @@ class ThreadRun {
 
   void seed_work() {
     const Node root = sh_.tree.root();
-    if (sh_.settings.init == InitSpread::root || threads_ == 1) {
-      if (id_ == 0 && visit(root, self_.counts)) self_.deque.push(root);
+    // Under MPI the processing elements are ranks x threads, numbered rank-major.
+    const int rank = sh_.settings.rank, ranks = multi_rank_ ? sh_.settings.ranks : 1;
+    const int pes = ranks * threads_, pe = rank * threads_ + id_;
+    if (sh_.settings.init == InitSpread::root || pes == 1) {
+      if (pe == 0 && visit(root, self_.counts)) self_.deque.push(root);
       return;
     }
     // Balanced: contiguous blocks of the root's children, sizes differing by
-    // at most one (the first k mod P threads get one more).
-    if (id_ == 0) visit(root, self_.counts);
+    // at most one (the first k mod P processing elements get one more).
+    if (pe == 0) visit(root, self_.counts);
     const std::uint32_t k = root.children;
-    const auto p = static_cast<std::uint32_t>(threads_);
-    const auto t = static_cast<std::uint32_t>(id_);
+    const auto p = static_cast<std::uint32_t>(pes);
+    const auto t = static_cast<std::uint32_t>(pe);
     const std::uint32_t base = k / p, extra = k % p;
     const std::uint32_t first = t * base + (t < extra ? t : extra);
     const std::uint32_t count = base + (t < extra ? 1 : 0);
@@ -138,8 +148,45 @@ class ThreadRun {
       work();
       if (!find_work()) break;
     }
+    if (link_) link_->close(*this);
     self_.stats.nodes = self_.counts.nodes;
     self_.deque.report(self_.stats);
+  }
+
+  // distrib::RankHost, for thread 0's agent (thread 0 only).
+  std::size_t give(std::size_t max, std::vector<Node>& out) override {
+    // Take every node out (deepest first), send the shallowest, put the rest
+    // back in their order. Thread 0 stays busy throughout, so the nodes are
+    // always held by a busy thread; the deque is small (depth-first).
+    drained_.clear();
+    Node n;
+    while (self_.deque.pop(n)) drained_.push_back(n);
+    const std::size_t give = drained_.size() < 2 ? 0 : std::min(max, drained_.size() / 2);
+    const std::size_t keep = drained_.size() - give;
+    out.insert(out.end(), drained_.begin() + static_cast<std::ptrdiff_t>(keep), drained_.end());
+    self_.deque.reserve(static_cast<std::uint32_t>(keep));
+    for (std::size_t i = keep; i-- > 0;) self_.deque.push(drained_[i]);
+    return give;
+  }
+  void take(const Node* nodes, std::size_t count) override {
+    if (searching_) busy_.busy();  // before the nodes are ours (termination.hpp)
+    self_.deque.reserve(static_cast<std::uint32_t>(count));
+    for (std::size_t i = 0; i < count; ++i) self_.deque.push(nodes[i]);
+  }
+  bool quiescent() override { return searching_ && sh_.termination.quiescent(scan_); }
+  std::uint64_t nodes_so_far() override {
+    sh_.progress.publish(id_, self_.counts.nodes);
+    return sh_.progress.total();
+  }
+  bool stop_raised() override { return sh_.stop_flag.raised(); }
+  RunStatus stop_reason() override { return sh_.stop_flag.reason(); }
+  void stop(RunStatus why) override {
+    sh_.stop_flag.raise(why);
+    sh_.sleep.wake_all();
+  }
+  void finish() override {
+    sh_.termination.finish();
+    sh_.sleep.wake_all();
   }
 
  private:
@@ -155,6 +202,10 @@ class ThreadRun {
       }
       expander_.add(sh_.tree, node, self_.counts, deque);
       deque.maintain();
+      if (link_ && ++rank_polls_ >= sh_.settings.rank_poll) {
+        rank_polls_ = 0;
+        link_->poll_busy(*this);
+      }
       if ((++polls_ & kPollMask) == 0 && poll()) return;
     }
   }
@@ -164,14 +215,11 @@ class ThreadRun {
     sh_.progress.publish(id_, self_.counts.nodes);
     if (sh_.sleep.sleepers() > 0) offer_work();
     if (interrupt::requested()) stop(RunStatus::interrupted);
-    if (sh_.stop.max_nodes != 0 && (polls_ & kMaxNodesMask) == 0 && sh_.progress.total() >= sh_.stop.max_nodes)
+    // Across ranks, rank 0's agent adds up every rank's count instead.
+    if (sh_.stop.max_nodes != 0 && !multi_rank_ && (polls_ & kMaxNodesMask) == 0 &&
+        sh_.progress.total() >= sh_.stop.max_nodes)
       stop(RunStatus::max_nodes);
     return sh_.stop_flag.raised();
-  }
-
-  void stop(RunStatus why) {
-    sh_.stop_flag.raise(why);
-    sh_.sleep.wake_all();
   }
 
   // Some thread sleeps: make nodes stealable if we can, and wake one sleeper
@@ -190,14 +238,20 @@ class ThreadRun {
     if (sh_.stop_flag.raised()) return false;
     if (!sh_.settings.stealing) return false;  // -s 0: each thread ends with its own work
     sh_.termination.idle(id_);
+    searching_ = true;
     const auto idle_start = std::chrono::steady_clock::now();
     victims_.begin_search();
     Backoff backoff;
     bool found = false;
     int hinted = -1;
     std::uint32_t idle_polls = 0;
+    int misses = 0;  // thread 0 under MPI: local victims missed in a row
     for (;;) {
       if (sh_.termination.done()) break;
+      if (link_ && link_->poll_idle(*this, threads_ == 1 || misses >= threads_ - 1)) {
+        found = true;  // another rank's nodes (take() marked us busy)
+        break;
+      }
       if ((++idle_polls & 63) == 0 && (interrupt::requested() || sh_.stop_flag.raised())) {
         if (interrupt::requested()) stop(RunStatus::interrupted);
         break;
@@ -215,40 +269,55 @@ class ThreadRun {
       }
       if (sh_.settings.victim == VictimOrder::hier) {
         if (threads_ == 1) {
-          if (sh_.termination.detect(scan_)) break;
-          continue;
-        }
-        if (hier_round()) {
+          if (detect()) break;
+          if (!link_) continue;
+        } else if (hier_round()) {
           found = true;
           break;
+        } else {
+          misses = threads_;  // a whole round failed
         }
       } else {
         const int v = victims_.next();
         if (v < 0) {  // a single thread: nobody to steal from
-          if (sh_.termination.detect(scan_)) break;
-          continue;
-        }
-        if (try_victim(v)) {
+          if (detect()) break;
+          if (!link_) continue;
+        } else if (try_victim(v)) {
           victims_.found_work(v);
           found = true;
           break;
+        } else {
+          victims_.missed();
+          ++misses;
         }
-        victims_.missed();
       }
       if (backoff.next() == Backoff::Step::sleep) {
-        if (sh_.termination.detect(scan_)) {
+        if (detect()) {
           sh_.sleep.wake_all();
           break;
+        }
+        if (link_) {
+          // The agent must keep answering other ranks and passing the
+          // token: a short nap, never the futex sleep.
+          std::this_thread::sleep_for(std::chrono::microseconds(20));
+          backoff.reset();
+          misses = 0;
+          continue;
         }
         ++self_.stats.sleeps;
         hinted = sh_.sleep.sleep(kSleepTimeout, [&] { return sh_.termination.done() || sh_.stop_flag.raised(); });
         backoff.reset();
       }
     }
+    searching_ = false;
     self_.stats.idle_seconds += seconds_since(idle_start);
     if (found) self_.deque.got_work();
     return found;
   }
+
+  // This rank's end. Under MPI with several ranks a rank's threads all idle
+  // is not the end: only the agent's global termination (finish()) is.
+  bool detect() { return !multi_rank_ && sh_.termination.detect(scan_); }
 
   // --victim hier (the Chapel DistBag_DFS policy): a local round over the
   // other threads of this domain in random order, taking --steal-local;
@@ -319,6 +388,11 @@ class ThreadRun {
   int id_;
   int threads_;
   Shared<P>& sh_;
+  distrib::RankLink* link_;  // thread 0 under MPI only
+  bool multi_rank_;          // the job has other ranks
+  bool searching_ = false;   // in find_work(), marked idle
+  std::uint32_t rank_polls_ = 0;
+  std::vector<Node> drained_;  // give()'s scratch
   Worker<P>& self_;
   BusyMark busy_;
   VictimSelector victims_;
@@ -331,7 +405,8 @@ class ThreadRun {
 };
 
 template <StealProtocol P>
-RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress) {
+RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress,
+                   distrib::RankLink* link) {
   const int threads = settings.threads;
   Shared<P> shared(threads, tree, settings, stop, progress);
   // Domains: virtual ones need nothing from the machine; hardware ones need
@@ -375,7 +450,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     if (granted == threads) {
 #pragma omp single
       start = std::chrono::steady_clock::now();
-      ThreadRun<P> run(id, threads, shared);
+      ThreadRun<P> run(id, threads, shared, link);
       try {
         run.seed_work();
 #pragma omp barrier
@@ -408,17 +483,17 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
 }  // namespace
 
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                       ProgressBoard& progress) {
+                       ProgressBoard& progress, distrib::RankLink* link) {
   const int threads = settings.threads;
   // Checked up front: libomp would print its own warning and shrink the team.
   if (threads > omp_get_thread_limit())
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
                              std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
   switch (settings.protocol) {
-    case Protocol::split: return run_with<SplitProtocol>(tree, settings, stop, progress);
-    case Protocol::locked: return run_with<LockedProtocol>(tree, settings, stop, progress);
-    case Protocol::request: return run_with<RequestProtocol>(tree, settings, stop, progress);
-    case Protocol::chaselev: return run_with<ChaseLevProtocol>(tree, settings, stop, progress);
+    case Protocol::split: return run_with<SplitProtocol>(tree, settings, stop, progress, link);
+    case Protocol::locked: return run_with<LockedProtocol>(tree, settings, stop, progress, link);
+    case Protocol::request: return run_with<RequestProtocol>(tree, settings, stop, progress, link);
+    case Protocol::chaselev: return run_with<ChaseLevProtocol>(tree, settings, stop, progress, link);
   }
   throw std::logic_error("unknown protocol");
 }

@@ -11,8 +11,13 @@
 
 namespace uts {
 
+namespace distrib {
+class RankLink;
+}
+
 // Throws std::runtime_error if OpenMP does not grant the requested threads.
+// `link`: this rank's agent in an MPI job (distrib/), or none.
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                             ProgressBoard& progress);
+                       ProgressBoard& progress, distrib::RankLink* link = nullptr);
 
 }  // namespace uts

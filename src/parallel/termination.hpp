@@ -79,6 +79,17 @@ class Termination {
   // `scratch` holds the scan-1 values (the caller's own, so detectors share nothing).
   bool detect(std::vector<std::uint64_t>& scratch) {
     if (done()) return true;
+    if (!quiescent(scratch)) return false;
+    // release: a thread that sees done may stop; results are merged after the
+    // OpenMP barrier anyway.
+    done_.value.store(true, std::memory_order_release);
+    return true;
+  }
+
+  // The double scan alone: true when every thread was idle, all at once,
+  // between the scans. Under MPI this says the *rank* is passive; only the
+  // ranks' termination (distrib/safra.hpp) may then call finish().
+  bool quiescent(std::vector<std::uint64_t>& scratch) const {
     scratch.resize(static_cast<std::size_t>(threads_));
     for (int i = 0; i < threads_; ++i) {
       // seq_cst: scan reads in the total order of the argument above.
@@ -89,11 +100,12 @@ class Termination {
     for (int i = 0; i < threads_; ++i)
       // seq_cst: as scan 1.
       if (states_[i].word.load(std::memory_order_seq_cst) != scratch[static_cast<std::size_t>(i)]) return false;
-    // release: a thread that sees done may stop; results are merged after the
-    // OpenMP barrier anyway.
-    done_.value.store(true, std::memory_order_release);
     return true;
   }
+
+  // The job is over (MPI: the ranks' termination said so).
+  // release: as in detect().
+  void finish() { done_.value.store(true, std::memory_order_release); }
 
   // acquire: pairs with detect()'s release store.
   bool done() const { return done_.value.load(std::memory_order_acquire); }

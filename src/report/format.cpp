@@ -38,6 +38,8 @@ double nodes_per_sec(const RunResult& r) {
 }
 
 int thread_count(const RunReport& r) { return r.engine.sequential ? 1 : r.engine.threads; }
+// Processing elements: ranks x threads (spec section 6).
+int pe_count(const RunReport& r) { return thread_count(r) * (r.engine.sequential ? 1 : r.engine.ranks); }
 
 std::string tree_summary(const TreeParams& t) {
   std::ostringstream s;
@@ -63,6 +65,9 @@ std::string engine_summary(const EngineSettings& e) {
   std::ostringstream s;
   s << "Engine: " << kNames[static_cast<int>(e.protocol)] << " (--protocol " << to_string(e.protocol) << "), "
     << e.threads << (e.threads == 1 ? " thread" : " threads");
+  if (e.mpi)
+    s << " per rank x " << e.ranks << (e.ranks == 1 ? " MPI rank" : " MPI ranks") << " = " << e.threads * e.ranks
+      << " PEs (answers of at most " << e.rank_chunk << " nodes, polled every " << e.rank_poll << " expansions)";
   if (e.stealing) {
     s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
     if (e.victim == VictimOrder::hier)
@@ -120,7 +125,7 @@ std::string render_text(const RunReport& r, int verbose) {
     << " (" << fixed(leaf_pct, 2) << "%)\n";
   const double rate = nodes_per_sec(res);
   s << "Wallclock time = " << fixed(res.seconds, 3) << " sec, performance = " << fixed(rate, 0)
-    << " nodes/sec (" << fixed(rate / thread_count(r), 0) << " nodes/sec per PE)\n";
+    << " nodes/sec (" << fixed(rate / pe_count(r), 0) << " nodes/sec per PE)\n";
   s << "Checksum = " << hex64(c.checksum) << "\n";
   if (r.verified) {
     s << "Verify: " << (*r.verified ? "OK" : "MISMATCH") << " (expected";
@@ -187,6 +192,20 @@ std::string render_text(const RunReport& r, int verbose) {
       s << "Requests: " << a.requests_sent << " sent, " << a.requests_answered << " answered with work, "
         << a.requests_refused << " refused, " << a.requests_withdrawn << " withdrawn; mean wait for an answer = "
         << fixed(1e6 * a.mean_request_wait_seconds, 2) << " us\n";
+    if (!res.ranks.empty()) {
+      s << "rank threads  thief: requests   steals  refused    nodes  victim: requests answered  refused    nodes"
+           "  tokens  wait(s)\n";
+      for (std::size_t i = 0; i < res.ranks.size(); ++i) {
+        const RankStats& k = res.ranks[i];
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%4zu %7d  %15" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %16" PRIu64 " %8" PRIu64
+                      " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8.3f\n",
+                      i, k.threads, k.requests_sent, k.steals, k.refusals, k.nodes_received, k.requests_received,
+                      k.requests_answered, k.requests_refused, k.nodes_sent, k.tokens_passed, k.request_wait_seconds);
+        s << line;
+      }
+    }
   }
   if (verbose > 0) {
     const ReferenceFlags& ref = r.engine.reference;
@@ -219,7 +238,10 @@ std::string render_json(const RunReport& r) {
   s << ",\"engine\":{\"kind\":" << json_string(e.sequential ? "sequential" : "parallel")
     << ",\"protocol\":" << (e.sequential ? "null" : json_string(to_string(e.protocol)))
     << ",\"poll_interval\":" << (!e.sequential && e.protocol == Protocol::request ? std::to_string(e.poll_interval) : "null")
-    << ",\"threads\":" << thread_count(r) << ",\"steal\":" << json_string(to_string(e.steal))
+    << ",\"threads\":" << thread_count(r) << ",\"ranks\":" << (e.sequential ? 1 : e.ranks)
+    << ",\"pes\":" << pe_count(r) << ",\"mpi\":" << (e.mpi ? "true" : "false")
+    << ",\"rank_chunk\":" << (e.mpi ? std::to_string(e.rank_chunk) : "null")
+    << ",\"rank_poll\":" << (e.mpi ? std::to_string(e.rank_poll) : "null") << ",\"steal\":" << json_string(to_string(e.steal))
     << ",\"victim\":" << json_string(to_string(e.victim)) << ",\"init\":" << json_string(to_string(e.init))
     << ",\"stealing\":" << (e.stealing ? "true" : "false") << ",\"sha1\":" << json_string(sha1::to_string(e.sha1))
     << ",\"domains\":" << (e.uses_domains() ? json_string(to_string(e.domains)) : "null")
@@ -237,12 +259,15 @@ std::string render_json(const RunReport& r) {
     << ",\"leaves\":" << opt(r.expected.leaves) << "}";
   s << ",\"verified\":" << (r.verified ? (*r.verified ? "true" : "false") : "null");
   s << ",\"timing\":{\"seconds\":" << num(res.seconds) << ",\"nodes_per_sec\":" << num(rate)
-    << ",\"nodes_per_sec_per_thread\":" << num(rate / thread_count(r)) << "}";
+    << ",\"nodes_per_sec_per_thread\":" << num(rate / pe_count(r)) << ",\"nodes_per_sec_per_pe\":"
+    << num(rate / pe_count(r)) << "}";
   const Protocol p = e.protocol;
   s << ",\"threads\":[";
   for (std::size_t i = 0; i < res.threads.size(); ++i) {
     const ThreadStats& th = res.threads[i];
-    s << (i ? "," : "") << "{\"thread\":" << i << ",\"nodes\":" << th.nodes
+    s << (i ? "," : "") << "{\"thread\":" << i;
+    if (e.mpi) s << ",\"rank\":" << i / static_cast<std::size_t>(e.threads) << ",\"rank_thread\":" << i % static_cast<std::size_t>(e.threads);
+    s << ",\"nodes\":" << th.nodes
       << ",\"steal_attempts\":" << th.steal_attempts << ",\"steals\":" << th.steals
       << ",\"nodes_stolen\":" << th.nodes_stolen << ",\"deques_examined\":" << th.deques_examined
       << ",\"shares\":" << json_count(has_shares(p), th.shares)
@@ -302,6 +327,19 @@ std::string render_json(const RunReport& r) {
     }
     s << "]}";
   }
+  if (e.mpi) {
+    s << ",\"ranks\":[";
+    for (std::size_t i = 0; i < res.ranks.size(); ++i) {
+      const RankStats& k = res.ranks[i];
+      s << (i ? "," : "") << "{\"rank\":" << i << ",\"threads\":" << k.threads
+        << ",\"requests_sent\":" << k.requests_sent << ",\"steals\":" << k.steals << ",\"refusals\":" << k.refusals
+        << ",\"nodes_received\":" << k.nodes_received << ",\"requests_received\":" << k.requests_received
+        << ",\"requests_answered\":" << k.requests_answered << ",\"requests_refused\":" << k.requests_refused
+        << ",\"nodes_sent\":" << k.nodes_sent << ",\"tokens_passed\":" << k.tokens_passed
+        << ",\"request_wait_seconds\":" << num(k.request_wait_seconds) << "}";
+    }
+    s << "]";
+  }
   s << ",\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"cpu_model\":" << json_string(m.cpu_model)
     << ",\"logical_cpus\":" << m.logical_cpus << ",\"sha_ni\":" << (m.sha_ni ? "true" : "false")
     << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_version\":" << m.openmp_version
@@ -323,7 +361,7 @@ std::string csv_header() {
          "protocol,poll_interval,requests_sent,requests_answered,requests_refused,requests_withdrawn,"
          "mean_request_wait_seconds,domains,domain_count,remote_delay_ns,steal_local,steal_remote,"
          "local_steal_attempts,local_steals,local_steal_nodes,remote_steal_attempts,remote_steals,"
-         "remote_steal_nodes,domain_node_share_variance\n";
+         "remote_steal_nodes,domain_node_share_variance,ranks,global_requests_sent,global_steals,global_nodes_stolen\n";
 }
 
 std::string render_csv_row(const RunReport& r) {
@@ -362,7 +400,17 @@ std::string render_csv_row(const RunReport& r) {
     << (hier ? to_string(r.engine.steal_remote) : "") << "," << csv_count(dom, a.local_steal_attempts) << ","
     << csv_count(dom, a.local_steals) << "," << csv_count(dom, a.local_steal_nodes) << ","
     << csv_count(dom, a.remote_steal_attempts) << "," << csv_count(dom, a.remote_steals) << ","
-    << csv_count(dom, a.remote_steal_nodes) << "," << (dom ? num(aggregate_domains(res).share_variance) : "") << "\n";
+    << csv_count(dom, a.remote_steal_nodes) << "," << (dom ? num(aggregate_domains(res).share_variance) : "") << ",";
+  // MPI: ranks and the ranks' global stealing (empty without mpirun).
+  std::uint64_t g_sent = 0, g_steals = 0, g_nodes = 0;
+  for (const RankStats& k : res.ranks) {
+    g_sent += k.requests_sent;
+    g_steals += k.steals;
+    g_nodes += k.nodes_received;
+  }
+  const bool mpi = r.engine.mpi && !r.engine.sequential;
+  s << (r.engine.sequential ? 1 : r.engine.ranks) << "," << csv_count(mpi, g_sent) << "," << csv_count(mpi, g_steals)
+    << "," << csv_count(mpi, g_nodes) << "\n";
   return s.str();
 }
 

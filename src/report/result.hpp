@@ -38,6 +38,17 @@ struct ThreadStats {
   std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
 };
 
+// One MPI rank's global stealing (distrib/mpi_agent.cpp), counted by its
+// agent (thread 0). As a thief: requests sent, answered with nodes, refused.
+// As a victim: requests received, answered, refused.
+struct RankStats {
+  std::uint64_t requests_sent = 0, steals = 0, refusals = 0, nodes_received = 0;
+  std::uint64_t requests_received = 0, requests_answered = 0, requests_refused = 0, nodes_sent = 0;
+  std::uint64_t tokens_passed = 0;  // termination tokens this rank passed on (rank 0: rounds started)
+  double request_wait_seconds = 0;  // sum over requests of the time to their answer
+  int threads = 0;
+};
+
 struct ExpectedResults {
   std::optional<std::uint64_t> size;
   std::optional<std::uint64_t> depth;
@@ -71,6 +82,14 @@ struct EngineSettings {
   std::uint64_t remote_delay_ns = 0;               // --remote-delay
   bool uses_domains() const { return victim == VictimOrder::hier || domains_given || remote_delay_ns > 0; }
   InitSpread init = InitSpread::root;
+  // MPI (distrib/): this process's rank and the job's rank count (1 and 0
+  // without mpirun); the most nodes per answer to another rank; expansions
+  // between thread 0's message checks.
+  bool mpi = false;  // started under mpirun (even with one rank)
+  int ranks = 1;
+  int rank = 0;
+  std::uint32_t rank_chunk = 1024;
+  std::uint32_t rank_poll = 256;
 };
 
 struct RunResult {
@@ -80,6 +99,7 @@ struct RunResult {
   std::uint64_t truncations = 0;
   std::vector<ThreadStats> threads;  // empty for the sequential engine
   std::optional<DomainMap> domains;  // when the run used domains
+  std::vector<RankStats> ranks;      // MPI runs: one per rank (threads above: rank-major)
 };
 
 // Aggregates over the per-thread statistics (spec section 4).
