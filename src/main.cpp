@@ -6,10 +6,12 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <thread>
 
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -34,9 +36,13 @@ constexpr int kExitInterrupted = 130;
 
 // Under mpirun every rank finds the same bad input; only rank 0 says so.
 bool g_speaks = true;
+bool g_silent_rank_waits = false;  // under mpirun, before MPI started
 
 int usage_error(const std::string& message) {
   if (g_speaks) std::fprintf(stderr, "uts: %s\n", message.c_str());
+  // mpirun aborts the job when the first rank exits non-zero: the other
+  // ranks give rank 0 time to print its line and be that first rank.
+  else if (g_silent_rank_waits) std::this_thread::sleep_for(std::chrono::seconds(2));
   return kExitUsage;
 }
 
@@ -125,6 +131,7 @@ int run_pool_workload(const uts::cli::RunConfig& cfg, std::ofstream& record) {
 int main(int argc, char** argv) {
   const uts::distrib::Launch launch = uts::distrib::detect_launch();
   g_speaks = launch.rank == 0;
+  g_silent_rank_waits = launch.under_mpi;
   uts::cli::RunConfig cfg;
   try {
     cfg = uts::cli::parse_command_line(argc, argv, omp_get_max_threads());
@@ -179,6 +186,7 @@ int main(int argc, char** argv) {
     cfg.engine.rank = session.rank();
     cfg.engine.ranks = session.ranks();
     g_speaks = session.rank() == 0;
+    g_silent_rank_waits = false;  // from here every rank returns and finalises
     uts::RunResult result;
     try {
       result = uts::distrib::run_ranks(tree, cfg.engine, cfg.stop, progress);

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""MPI ranks (issue 12), on one machine with mpirun --oversubscribe.
+
+  matrix   exactness for ranks {1,2,3,4} x threads {1,2} on T1, T3 and the small
+           trees, over the protocols, victims (random, hier) and inits; every
+           run's per-rank statistics must balance (each request answered or
+           refused once, every node sent received once) and add up to the
+           per-thread ones
+  stress   N seeded random runs (ranks 1-5, threads 1-4, protocol, steal,
+           victim, init, --rank-chunk, --rank-poll); replay with --seed
+  faults   bad input printed once and exit 2; --max-nodes across ranks; a rank
+           killed with SIGKILL and SIGINT to mpirun end the job within 10 s;
+           without mpirun the binary does not start MPI; 1 rank under mpirun
+
+usage: test_mpi.py UTS_BINARY REFERENCE_CSV [--part matrix|stress|faults|all] [--runs N] [--seed S]
+"""
+import argparse
+import csv
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from small_trees import SMALL_TREES  # noqa: E402
+from uts_check import Tally, results_of, run_json  # noqa: E402
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1")
+# No binding (threads of a rank must not share one core) and shared memory only.
+MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
+
+
+def mpirun(ranks, binary, args, timeout=180):
+    cmd = MPIRUN + ["-np", str(ranks), binary] + args
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=ENV)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, -1, e.stdout or "", "timed out after %ss" % timeout)
+
+
+def mpi_json(ranks, binary, args, timeout=180):
+    p = mpirun(ranks, binary, args + ["--format", "json"], timeout)
+    if p.returncode != 0:
+        raise AssertionError("mpirun -np %d %s exited %d: %s" % (ranks, " ".join(args), p.returncode,
+                                                                   p.stderr.strip()[-400:]))
+    return json.loads(p.stdout)
+
+
+def balance_problems(rec, ranks, threads):
+    """Per-rank statistics that do not add up (empty: all fine)."""
+    bad = []
+    rk = rec.get("ranks")
+    if rec["engine"]["ranks"] != ranks or rec["engine"]["pes"] != ranks * threads or not rec["engine"]["mpi"]:
+        bad.append("engine ranks/pes/mpi wrong: %s" % rec["engine"])
+    if rk is None or len(rk) != ranks:
+        return bad + ["%s per-rank records, expected %d" % (None if rk is None else len(rk), ranks)]
+    if len(rec["threads"]) != ranks * threads:
+        bad.append("%d thread records, expected %d" % (len(rec["threads"]), ranks * threads))
+    if sum(t["nodes"] for t in rec["threads"]) != rec["results"]["size"]:
+        bad.append("thread nodes do not add up to the size")
+    s = lambda k: sum(r[k] for r in rk)  # noqa: E731
+    if s("requests_sent") != s("requests_received"):
+        bad.append("requests sent %d != received %d" % (s("requests_sent"), s("requests_received")))
+    if s("steals") != s("requests_answered") or s("refusals") != s("requests_refused"):
+        bad.append("answers: steals %d/answered %d, refusals %d/refused %d" % (
+            s("steals"), s("requests_answered"), s("refusals"), s("requests_refused")))
+    if s("nodes_received") != s("nodes_sent"):
+        bad.append("nodes received %d != sent %d" % (s("nodes_received"), s("nodes_sent")))
+    for r in rk:
+        if r["requests_sent"] != r["steals"] + r["refusals"]:
+            bad.append("rank %d: sent %d != steals %d + refusals %d" % (r["rank"], r["requests_sent"], r["steals"],
+                                                                        r["refusals"]))
+        if r["threads"] != threads:
+            bad.append("rank %d reports %d threads" % (r["rank"], r["threads"]))
+        if r["steals"] > r["nodes_received"] or r["nodes_received"] > r["steals"] * rec["engine"]["rank_chunk"]:
+            bad.append("rank %d: %d nodes in %d steals (chunk %d)" % (r["rank"], r["nodes_received"], r["steals"],
+                                                                      rec["engine"]["rank_chunk"]))
+    if ranks > 1 and rk[0]["tokens_passed"] == 0:
+        bad.append("rank 0 started no termination round")
+    return bad
+
+
+PROTOCOL_STEALS = {"split": "half", "locked": "chunk:20", "request": "half", "chaselev": "one"}
+
+
+def part_matrix(binary, trees, expected, tally):
+    global_steals = 0
+    runs = 0
+    for ranks in (1, 2, 3, 4):
+        for threads in (1, 2):
+            failures = []
+            k = 0
+            cells = []
+            for name in ("T1", "T3"):
+                for proto in PROTOCOL_STEALS:
+                    cells.append((name, proto))
+            for name, _, _ in SMALL_TREES:
+                cells.append((name, list(PROTOCOL_STEALS)[k % 4]))
+                k += 1
+            for i, (name, proto) in enumerate(cells):
+                victim = "hier" if i % 3 == 2 else "random"
+                init = "balanced" if i % 2 else "root"
+                cfg = ["--threads", str(threads), "--protocol", proto, "--victim", victim, "--init", init]
+                try:
+                    rec = mpi_json(ranks, binary, trees[name] + cfg)
+                    got = results_of(rec)
+                    bad = balance_problems(rec, ranks, threads)
+                    global_steals += sum(r["steals"] for r in rec["ranks"]) if ranks > 1 else 0
+                except AssertionError as e:
+                    got, bad = str(e), []
+                runs += 1
+                if got != expected[name] or bad:
+                    failures.append("%s %s -> %s %s" % (name, " ".join(cfg), got, "; ".join(bad)))
+            tally.check(not failures, "%d ranks x %d threads: %d runs exact (T1, T3 x 4 protocols, %d small trees), "
+                        "rank statistics balance" % (ranks, threads, len(cells), len(SMALL_TREES)),
+                        " | ".join(failures[:3]))
+    tally.check(global_steals > 0, "ranks stole from each other in the matrix (%d global steals in %d runs)"
+                % (global_steals, runs))
+
+
+def part_stress(binary, trees, expected, tally, runs, seed):
+    rng = random.Random(seed)
+    print("stress seed %d (replay with --part stress --seed %d)" % (seed, seed), flush=True)
+    steals = {"split": ["half", "one", "chunk:3"], "locked": ["chunk:1", "chunk:20"],
+              "request": ["half", "one", "chunk:2"], "chaselev": ["one"]}
+    failures = []
+    names = ["T1", "T3"] + [n for n, _, _ in SMALL_TREES]
+    for _ in range(runs):
+        name = rng.choice(names)
+        ranks, threads = rng.randint(1, 5), rng.randint(1, 4)
+        proto = rng.choice(list(steals))
+        cfg = ["--threads", str(threads), "--protocol", proto, "--steal", rng.choice(steals[proto]),
+               "--victim", rng.choice(["random", "linear", "tree", "hier"]), "--init", rng.choice(["root", "balanced"]),
+               "--rank-chunk", str(rng.choice([1, 2, 16, 1024])), "--rank-poll", str(rng.choice([1, 7, 256, 4096]))]
+        try:
+            rec = mpi_json(ranks, binary, trees[name] + cfg)
+            got, bad = results_of(rec), balance_problems(rec, ranks, threads)
+        except AssertionError as e:
+            got, bad = str(e), []
+        if got != expected[name] or bad:
+            failures.append("-np %d %s %s -> %s %s" % (ranks, name, " ".join(cfg), got, "; ".join(bad)))
+    tally.check(not failures, "%d randomized oversubscribed MPI runs exact, statistics balance" % runs,
+                " | ".join(failures[:3]))
+
+
+def uts_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("uts:")]
+
+
+def ranks_of(mpirun_pid, binary):
+    """PIDs of the uts processes below mpirun."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        if ppid == mpirun_pid and os.path.basename(cmd) == os.path.basename(binary):
+            out.append(int(pid))
+    return out
+
+
+def long_job(ranks, binary, trees):
+    # T1 repeated: a tree big enough to still run after a few seconds.
+    args = ["-t", "1", "-a", "3", "-d", "15", "-b", "4", "-r", "29", "--threads", "1", "--no-progress"]
+    cmd = MPIRUN + ["-np", str(ranks), binary] + args
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+
+
+def wait_ranks(p, binary, ranks, deadline=10.0):
+    end = time.time() + deadline
+    while time.time() < end:
+        pids = ranks_of(p.pid, binary)
+        if len(pids) == ranks:
+            return pids
+        time.sleep(0.1)
+    return []
+
+
+def part_faults(binary, trees, expected, tally):
+    # Bad input: one line from rank 0, exit 2.
+    for args, what in ((["--threads", "0"], "--threads 0"), (["--rank-chunk", "0"], "--rank-chunk 0"),
+                       (["--rank-poll", "x"], "--rank-poll x"), (["--workload", "pool"], "--workload pool"),
+                       (["--sequential"], "--sequential"), (["--steal", "lots"], "--steal lots")):
+        p = mpirun(3, binary, trees["T1"] + args, timeout=60)
+        lines = uts_lines(p.stderr)
+        tally.check(p.returncode == 2 and len(lines) == 1,
+                    "bad input under mpirun -np 3 (%s): exit 2, one line" % what,
+                    "exit %d, lines %s" % (p.returncode, lines))
+    # --max-nodes across ranks.
+    rec = mpi_json(3, binary, trees["T3"] + ["--threads", "2", "--max-nodes", "1000000"])
+    size = rec["results"]["size"]
+    tally.check(rec["status"] == "max-nodes" and 1000000 <= size < expected["T3"][0],
+                "--max-nodes 1000000 across 3 ranks stops the job (size %d)" % size, rec["status"])
+    # 1 rank under mpirun: exact, MPI on.
+    rec = mpi_json(1, binary, trees["T3"] + ["--threads", "2"])
+    tally.check(results_of(rec) == expected["T3"] and rec["engine"]["mpi"] and len(rec["ranks"]) == 1,
+                "1 rank under mpirun: exact, one rank record")
+    # Without mpirun: no MPI at all.
+    p = subprocess.run([binary] + trees["T3"] + ["--threads", "2", "--format", "json"], capture_output=True, text=True)
+    rec = json.loads(p.stdout)
+    tally.check(p.returncode == 0 and not rec["engine"]["mpi"] and "ranks" not in rec and rec["engine"]["ranks"] == 1
+                and results_of(rec) == expected["T3"], "without mpirun: exact, MPI not started, no rank records")
+    # A killed rank ends the job with a message.
+    for ranks in (2, 3):
+        p = long_job(ranks, binary, trees)
+        pids = wait_ranks(p, binary, ranks)
+        time.sleep(1.0)
+        victim = pids[-1] if pids else None
+        t0 = time.time()
+        if victim:
+            os.kill(victim, signal.SIGKILL)
+        try:
+            _, err = p.communicate(timeout=10)
+            dt, rc = time.time() - t0, p.returncode
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            dt, rc, err = None, None, ""
+        tally.check(victim is not None and dt is not None and rc != 0 and err.strip() != "",
+                    "a rank of %d killed (SIGKILL): mpirun exits %s with a message in %s s" % (
+                        ranks, rc, "%.1f" % dt if dt is not None else ">10"))
+    # SIGINT to mpirun stops the job promptly.
+    p = long_job(3, binary, trees)
+    ok_start = bool(wait_ranks(p, binary, 3))
+    time.sleep(1.0)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    try:
+        p.communicate(timeout=10)
+        dt, rc = time.time() - t0, p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        dt, rc = None, None
+    tally.check(ok_start and dt is not None and rc != 0,
+                "SIGINT to mpirun: job ends (exit %s) in %s s" % (rc, "%.1f" % dt if dt is not None else ">10"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("csv")
+    ap.add_argument("--part", default="all", choices=["matrix", "stress", "faults", "all"])
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=None)
+    args = ap.parse_args()
+    with open(args.csv) as f:
+        rows = {r["name"]: r for r in csv.DictReader(f)}
+    trees = {"T1": rows["T1"]["args"].split(), "T3": rows["T3"]["args"].split()}
+    trees.update({n: a.split() for n, a, _ in SMALL_TREES})
+    expected = {}
+    for name, targs in trees.items():
+        seq = results_of(run_json(args.binary, targs + ["--sequential"]))
+        if name in rows:  # the sample trees: the published sizes too
+            r = rows[name]
+            assert seq[:3] == (int(r["size"]), int(r["depth"]), int(r["leaves"])), (name, seq)
+        expected[name] = seq
+    tally = Tally()
+    if args.part in ("matrix", "all"):
+        part_matrix(args.binary, trees, expected, tally)
+    if args.part in ("stress", "all"):
+        part_stress(args.binary, trees, expected, tally, args.runs,
+                    args.seed if args.seed is not None else int(time.time()))
+    if args.part in ("faults", "all"):
+        part_faults(args.binary, trees, expected, tally)
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
