@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Model-check the split deque, termination, request/response and Chase-Lev
-# protocols with spin:
+# protocols and the ranks' Dijkstra-Safra termination detection with spin:
 # each faithful model must be free of assertion violations and invalid end
-# states (the termination and request models also of runs that never detect
-# the end), and
+# states (the termination, request and Safra models also of runs that never
+# detect the end), and
 # each deliberately broken variant must be caught (so no model is vacuous).
 # Every search is exhaustive (no bitstate, no hash compaction).
 # usage: check.sh [SPIN]
@@ -79,5 +79,17 @@ verify chaselev safety chaselev-take-last-without-cas-mutant caught -DBUG_NO_CAS
 verify chaselev safety chaselev-take-top-before-bottom-mutant caught -DBUG_TOP_BEFORE_BOTTOM
 verify chaselev safety chaselev-steal-bottom-before-top-mutant caught -DBUG_BOTTOM_BEFORE_TOP
 verify chaselev safety chaselev-publish-before-copy-mutant caught -DBUG_PUBLISH_BEFORE_COPY
+
+# Dijkstra-Safra (EWD998) across 3 ranks: any initial activity, 4 basic
+# messages in all; the invariant of safra.hpp's comment checked on its own.
+verify safra safety safra-protocol clean
+verify safra safety safra-invariant clean -DCHECK_INVARIANT
+verify safra safety safra-no-count-mutant caught -DBUG_NO_COUNT
+verify safra safety safra-no-blacken-mutant caught -DBUG_NO_BLACKEN
+verify safra safety safra-ignore-own-colour-mutant caught -DBUG_IGNORE_OWN_COLOUR
+verify safra safety safra-pass-while-active-mutant caught -DBUG_PASS_WHILE_ACTIVE
+verify safra liveness safra-progress clean -DLIVENESS
+verify safra safety safra-no-whiten-is-safe clean -DBUG_NO_WHITEN
+verify safra liveness safra-no-whiten-mutant caught -DLIVENESS -DBUG_NO_WHITEN
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
