@@ -201,6 +201,14 @@ def part_faults(binary, trees, expected, tally):
     size = rec["results"]["size"]
     tally.check(rec["status"] == "max-nodes" and 1000000 <= size < expected["T3"][0],
                 "--max-nodes 1000000 across 3 ranks stops the job (size %d)" % size, rec["status"])
+    # Domains per rank, side by side in the report.
+    rec = mpi_json(2, binary, trees["T3"] + ["--threads", "2", "--victim", "hier", "--domains", "2"])
+    doms = rec.get("domains") or {}
+    per = doms.get("per_domain", [])
+    tally.check(results_of(rec) == expected["T3"] and doms.get("count") == 4 and len(per) == 4
+                and [t["domain"] for t in rec["threads"]] == [0, 1, 2, 3]
+                and sum(d["nodes"] for d in per) == rec["results"]["size"],
+                "2 ranks x 2 threads, 2 domains each: 4 domains reported, their nodes add up")
     # 1 rank under mpirun: exact, MPI on.
     rec = mpi_json(1, binary, trees["T3"] + ["--threads", "2"])
     tally.check(results_of(rec) == expected["T3"] and rec["engine"]["mpi"] and len(rec["ranks"]) == 1,
@@ -229,6 +237,24 @@ def part_faults(binary, trees, expected, tally):
         tally.check(victim is not None and dt is not None and rc != 0 and err.strip() != "",
                     "a rank of %d killed (SIGKILL): mpirun exits %s with a message in %s s" % (
                         ranks, rc, "%.1f" % dt if dt is not None else ">10"))
+    # SIGINT to one rank (a terminal's Ctrl-C reaches the ranks): it tells
+    # the others to stop; rank 0 prints partial results; exit 130.
+    p = long_job(3, binary, trees)
+    pids = wait_ranks(p, binary, 3)
+    time.sleep(1.0)
+    t0 = time.time()
+    if pids:
+        os.kill(pids[-1], signal.SIGINT)
+    try:
+        out, _ = p.communicate(timeout=10)
+        dt, rc = time.time() - t0, p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+        dt, rc = None, None
+    tally.check(bool(pids) and rc == 130 and "PARTIAL RESULTS: run interrupted by SIGINT" in out,
+                "SIGINT to one rank of 3: every rank stops, partial results, exit 130 (%s s)" % (
+                    "%.1f" % dt if dt is not None else ">10"), "exit %s" % rc)
     # SIGINT to mpirun stops the job promptly.
     p = long_job(3, binary, trees)
     ok_start = bool(wait_ranks(p, binary, 3))
