@@ -23,6 +23,11 @@ RUN_COLUMNS = [
     "local_steal_attempts", "local_steals", "local_steal_nodes",
     "remote_steal_attempts", "remote_steals", "remote_steal_nodes",
     "domain_node_share_variance", "domain_nodes",
+    # Added with the ranks axis (MPI), at the end likewise. ranks: MPI ranks the run used (1 for a
+    # run without mpirun); pes: ranks x threads (threads is per rank). The global columns sum the
+    # JSON `ranks` array (steals between ranks: requests sent, steals, nodes received); empty for a
+    # run without mpirun.
+    "ranks", "pes", "global_requests_sent", "global_steals", "global_nodes_stolen",
 ]
 
 SUMMARY_COLUMNS = [
@@ -37,6 +42,10 @@ SUMMARY_COLUMNS = [
     "domains", "remote_delay_ns",
     "median_remote_steals", "median_remote_steal_nodes", "median_local_steals",
     "median_nodes_per_remote_steal", "median_domain_node_share_variance",
+    # Added with the ranks axis, at the end likewise: a cell per ranks value too; speedup is then
+    # against 1 PE (1 rank, 1 thread) and efficiency is speedup / pes. The global medians are empty
+    # for runs without mpirun.
+    "ranks", "pes", "median_global_requests_sent", "median_global_steals", "median_global_nodes_stolen",
 ]
 
 # The axes of a study besides tree and threads, in the order cells are keyed and labelled.
@@ -92,6 +101,26 @@ def parse_threads(text, cores):
     return sorted(set(counts))
 
 
+def parse_ranks(text):
+    """MPI ranks: '1,2,4', '1..4' or a mix; 'none' (alone) means no mpirun
+    and returns None."""
+    if text.strip() == "none":
+        return None
+    counts = []
+    for item in parse_list(text):
+        try:
+            if ".." in item:
+                lo, hi = item.split("..", 1)
+                counts.extend(range(int(lo), int(hi) + 1))
+            else:
+                counts.append(int(item))
+        except ValueError:
+            raise ValueError("ranks %r: expected whole numbers such as 1,2,4 (or none)" % text)
+    if not counts or min(counts) < 1:
+        raise ValueError("ranks must be positive: %r" % text)
+    return sorted(set(counts))
+
+
 def parse_delays(text):
     """Remote delays in ns: '0, 1000, 10000' (or `default`: not passed, None)."""
     delays = []
@@ -135,7 +164,8 @@ def policy_of(row):
 def read_csv(path):
     """Rows as dicts; a runs.csv or summary.csv from before the protocol
     axis reads as protocol split, one from before the locality axes as no
-    domains and remote delay 0 (and empty locality columns)."""
+    domains and remote delay 0 (and empty locality columns), one from
+    before the ranks axis as 1 rank, PEs = threads, no global steals."""
     with open(path) as f:
         rows = list(csv.DictReader(f))
     for r in rows:
@@ -145,32 +175,39 @@ def read_csv(path):
             r["domains"] = ""
         if not r.get("remote_delay_ns"):
             r["remote_delay_ns"] = "0"
+        if not r.get("ranks"):
+            r["ranks"] = "1"
+        if not r.get("pes"):
+            r["pes"] = str(int(r["ranks"]) * int(r["threads"]))
     return rows
 
 
 def summarize(rows):
-    """Median, min, max per cell; speedup against the 1-thread median of the
-    same tree and policy (protocol, steal, victim, init, domains, remote
-    delay; absent if the study has no 1-thread runs, as with 2 or more
-    domains)."""
+    """Median, min, max per cell (tree, policy, ranks, threads); speedup
+    against the median of the same tree and policy (protocol, steal, victim,
+    init, domains, remote delay) at 1 PE: 1 rank x 1 thread, which for a
+    study without ranks is its 1-thread cell, as before. The scaling axis
+    is PEs = ranks x threads, so efficiency is speedup / PEs. Absent if the
+    study has no 1-PE runs (as with 2 or more domains, or ranks without 1)."""
     cells = {}
     for r in rows:
         key = (r["tree"], r.get("protocol") or LEGACY_PROTOCOL, r["steal"], r["victim"], r["init"],
-               r.get("domains") or "", int(r.get("remote_delay_ns") or 0), int(r["threads"]))
+               r.get("domains") or "", int(r.get("remote_delay_ns") or 0), int(r.get("ranks") or 1),
+               int(r["threads"]))
         cells.setdefault(key, []).append(r)
     out = []
     for key in sorted(cells):
-        tree, protocol, steal, victim, init, domains, delay, threads = key
+        tree, protocol, steal, victim, init, domains, delay, ranks, threads = key
         runs = cells[key]
         secs = [float(r["seconds"]) for r in runs]
-        base = cells.get(key[:-1] + (1,))
+        base = cells.get(key[:-2] + (1, 1))
         base_median = statistics.median(float(r["seconds"]) for r in base) if base else None
 
         def med(col):
             return statistics.median(float(r[col]) for r in runs)
 
         def med_or_empty(col):
-            """The median where every run has the column (a run without domains has none)."""
+            """The median where every run has the column (a run without domains, or without mpirun, has none)."""
             values = [r.get(col) for r in runs]
             return statistics.median(float(v) for v in values) if all(v not in (None, "") for v in values) else ""
 
@@ -179,6 +216,7 @@ def summarize(rows):
         row = {
             "tree": tree, "protocol": protocol, "steal": steal, "victim": victim, "init": init,
             "domains": domains, "remote_delay_ns": delay,
+            "ranks": ranks, "pes": ranks * threads,
             "threads": threads, "runs": len(runs),
             "median_seconds": statistics.median(secs), "min_seconds": min(secs), "max_seconds": max(secs),
             "median_nodes_per_sec": med("nodes_per_sec"),
@@ -192,12 +230,15 @@ def summarize(rows):
             "median_local_steals": med_or_empty("local_steals"),
             "median_nodes_per_remote_steal": statistics.median(per_remote) if per_remote else "",
             "median_domain_node_share_variance": med_or_empty("domain_node_share_variance"),
+            "median_global_requests_sent": med_or_empty("global_requests_sent"),
+            "median_global_steals": med_or_empty("global_steals"),
+            "median_global_nodes_stolen": med_or_empty("global_nodes_stolen"),
         }
         if base_median:
             row["speedup"] = base_median / row["median_seconds"]
             row["speedup_min"] = base_median / max(secs)
             row["speedup_max"] = base_median / min(secs)
-            row["efficiency"] = row["speedup"] / threads
+            row["efficiency"] = row["speedup"] / (ranks * threads)
         out.append(row)
     return out
 

@@ -1,5 +1,7 @@
 """Plots of a scaling study, drawn from runs.csv and summary.csv alone.
-Needs matplotlib (Debian: python3-matplotlib)."""
+Needs matplotlib (Debian: python3-matplotlib). The scaling axis is PEs =
+ranks x threads: threads in a study without ranks, where every plot is as it
+was before the ranks axis."""
 import math
 import os
 import statistics
@@ -15,6 +17,8 @@ FORMATS = ("png", "svg")
 PLOTS = ("speedup", "efficiency", "nodes_per_sec", "work_share", "steal_stats")
 # Drawn too when a study has more than one remote delay.
 HIER_PLOTS = ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", "hier_domain_share")
+# Drawn too when a study has more than one ranks value (MPI).
+RANKS_PLOTS = ("ranks_speedup", "ranks_global_steals")
 
 
 def _save(fig, out_dir, name):
@@ -27,13 +31,48 @@ def _varying(rows):
     return {k for k in study_data.POLICY_KEYS if len({r[k] for r in rows}) > 1}
 
 
+def _ranks(r):
+    return int(r.get("ranks") or 1)
+
+
+def _pes(r):
+    """The scaling axis: PEs = ranks x threads (threads for a study without ranks)."""
+    return int(r.get("pes") or _ranks(r) * int(r["threads"]))
+
+
+def _ranks_vary(rows):
+    return len({_ranks(r) for r in rows}) > 1
+
+
+def _multi_rank(rows):
+    return any(_ranks(r) > 1 for r in rows)
+
+
 def _policies(rows):
-    """Each (protocol, steal, victim, init) once: one line or bar group each."""
+    """Each policy (protocol, steal, victim, init, domains, delay) once, with
+    the ranks value where the study has more than one: one line or bar group
+    each."""
+    if _ranks_vary(rows):
+        return sorted({study_data.policy_of(r) + (_ranks(r),) for r in rows})
     return sorted({study_data.policy_of(r) for r in rows})
 
 
+def _key_of(r, key):
+    """r's series key in the form of `key` (with or without the ranks)."""
+    policy = study_data.policy_of(r)
+    return policy + (_ranks(r),) if len(key) > len(policy) else policy
+
+
+def _ranks_text(n):
+    return "%d rank%s" % (n, "" if n == 1 else "s")
+
+
 def _label(policy, varying):
-    return study_data.policy_label(dict(zip(study_data.POLICY_KEYS, policy)), varying)
+    n = len(study_data.POLICY_KEYS)
+    text = study_data.policy_label(dict(zip(study_data.POLICY_KEYS, policy[:n])), varying)
+    if len(policy) > n:  # ranks vary: "2 ranks", after the varying policy axes if any
+        text = (text + ", " if varying else "") + _ranks_text(policy[n])
+    return text
 
 
 def _trees(rows):
@@ -50,8 +89,9 @@ def _panels(n):
 
 
 def _series(summary, tree, policy, column):
-    pts = [(int(r["threads"]), r) for r in summary
-           if r["tree"] == tree and study_data.policy_of(r) == policy and r[column] != ""]
+    """(PEs, row) of one line, by PEs (= threads without ranks)."""
+    pts = [(_pes(r), r) for r in summary
+           if r["tree"] == tree and _key_of(r, policy) == policy and r[column] != ""]
     pts.sort(key=lambda p: p[0])
     return pts
 
@@ -63,9 +103,17 @@ def _caption(fig, meta):
 
 
 def _thread_ticks(ax, rows):
-    counts = sorted({int(r["threads"]) for r in rows})
+    counts = sorted({_pes(r) for r in rows})
     if len(counts) <= 16:
         ax.set_xticks(counts)
+
+
+def _x_label(rows):
+    return "PEs (ranks x threads)" if _multi_rank(rows) else "threads"
+
+
+def _unit(rows):
+    return "PE" if _multi_rank(rows) else "thread"
 
 
 def plot_speedup(summary, out_dir, meta, efficiency=False):
@@ -91,19 +139,20 @@ def plot_speedup(summary, out_dir, meta, efficiency=False):
                 ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
         if not any(_series(summary, tree, policy, column) for policy in _policies(summary)):
             # e.g. 2 or more domains need 2 or more threads: no 1-thread run to compare with
-            ax.text(0.5, 0.5, "no 1-thread runs in this study:\nno %s to draw" % column, transform=ax.transAxes,
-                    ha="center", va="center", fontsize=9, color="0.4")
+            ax.text(0.5, 0.5, "no 1-%s runs in this study:\nno %s to draw" % (_unit(summary), column),
+                    transform=ax.transAxes, ha="center", va="center", fontsize=9, color="0.4")
         ideal_x = list(range(1, max_p + 1))
         if efficiency:
             ax.plot(ideal_x, [1.0] * len(ideal_x), "k--", linewidth=1, label="ideal (1.0)")
             ax.set_ylim(0, 1.15)
-            ax.set_ylabel("parallel efficiency (speedup / threads)")
+            ax.set_ylabel("parallel efficiency (speedup / %ss)" % ("PE" if _multi_rank(summary) else "thread"))
         else:
             ax.plot(ideal_x, ideal_x, "k--", linewidth=1, label="ideal (linear)")
-            ax.set_ylabel("speedup over 1 thread (x)")
-        ax.set_xlabel("threads")
+            ax.set_ylabel("speedup over 1 %s (x)" % _unit(summary))
+        ax.set_xlabel(_x_label(summary))
         _thread_ticks(ax, summary)
-        ax.set_title("%s: %s vs threads" % (tree, "parallel efficiency" if efficiency else "speedup"))
+        ax.set_title("%s: %s vs %s" % (tree, "parallel efficiency" if efficiency else "speedup",
+                                       "PEs" if _multi_rank(summary) else "threads"))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     _caption(fig, meta)
@@ -121,9 +170,9 @@ def plot_rate(summary, out_dir, meta):
             ax.plot([p for p, _ in pts], [float(r["median_nodes_per_sec"]) / 1e6 for _, r in pts],
                     marker="o", label=label)
         _thread_ticks(ax, summary)
-        ax.set_xlabel("threads")
+        ax.set_xlabel(_x_label(summary))
         ax.set_ylabel("throughput (million nodes/s, median)")
-        ax.set_title("%s: nodes per second vs threads" % tree)
+        ax.set_title("%s: nodes per second vs %s" % (tree, "PEs" if _multi_rank(summary) else "threads"))
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
@@ -137,12 +186,12 @@ def plot_work_share(runs, out_dir, meta):
     fig, axes = _panels(len(trees))
     for ax, tree in zip(axes, trees):
         tree_runs = [r for r in runs if r["tree"] == tree]
-        p = max(int(r["threads"]) for r in tree_runs)
-        policies = _policies(tree_runs)
+        p = max(_pes(r) for r in tree_runs)  # the most threads (PEs: ranks x threads, rank by rank)
+        policies = [k for k in _policies(tree_runs) if any(_pes(r) == p and _key_of(r, k) == k for r in tree_runs)]
         width = 0.8 / max(1, len(policies))
         for i, policy in enumerate(policies):
             cell = [r for r in tree_runs
-                    if int(r["threads"]) == p and study_data.policy_of(r) == policy]
+                    if _pes(r) == p and _key_of(r, policy) == policy]
             if not cell:
                 continue
             shares = []
@@ -156,11 +205,12 @@ def plot_work_share(runs, out_dir, meta):
             ax.bar([t + (i - (len(policies) - 1) / 2) * width for t in range(p)], shares, width=width, label=label)
         ax.axhline(100.0 / p, color="k", linestyle="--", linewidth=1, label="ideal share (%.1f%%)" % (100.0 / p))
         ax.set_xticks(range(p))
-        ax.set_xlabel("thread")
+        ax.set_xlabel("PE (thread, rank by rank)" if _multi_rank(runs) else "thread")
         ax.set_ylabel("share of the tree's nodes (%, mean over repetitions)")
         # room for the legend (a line per policy and the ideal) above the bars
         ax.set_ylim(0, max(ax.get_ylim()[1], 100.0 / p) * (1.2 + 0.06 * (len(policies) + 1)))
-        ax.set_title("%s: work per thread at %d threads" % (tree, p))
+        ax.set_title(("%s: work per PE at %d PEs" if _multi_rank(runs) else "%s: work per thread at %d threads")
+                     % (tree, p))
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=8, loc="upper right")
     _caption(fig, meta)
@@ -188,8 +238,8 @@ def plot_steal_stats(summary, out_dir, meta):
                 label = tree + ": " + label
             ax.plot([p for p, _ in pts], [float(r[column]) * scale for _, r in pts], marker="o", label=label,
                     color="C%d" % (i % 10))
-        _thread_ticks(ax, [r for r in summary if int(r["threads"]) > 1])
-        ax.set_xlabel("threads")
+        _thread_ticks(ax, [r for r in summary if _pes(r) > 1])
+        ax.set_xlabel(_x_label(summary))
         ax.set_ylabel(ylabel)
         ax.set_title(ylabel[0].upper() + ylabel[1:] + ", median over repetitions", fontsize=10)
         ax.set_ylim(bottom=0)
@@ -238,8 +288,9 @@ def _delay_axis(ax, delays):
 
 
 def _hier_series(rows):
-    """One line per (policy but the delay, threads): those keys, by thread count."""
-    keys = sorted({study_data.policy_of(r)[:-1] + (int(r["threads"]),) for r in rows},
+    """One line per (policy but the delay, ranks, threads): those keys, by
+    thread count (ranks is 1 in a study without ranks)."""
+    keys = sorted({study_data.policy_of(r)[:-1] + (_ranks(r), int(r["threads"])) for r in rows},
                   key=lambda k: (k[-1],) + k[:-1])
     return keys
 
@@ -263,10 +314,12 @@ def _hier_label(key, summary, short=False):
     values only, a line each (for tick labels)."""
     keys = [k for k in study_data.POLICY_KEYS if k != "remote_delay_ns"]
     varying = _varying(summary) - {"remote_delay_ns"}
-    row = dict(zip(keys, key[:-1]))
+    row = dict(zip(keys, key[:-2]))
     parts = [row[k] if short else study_data.policy_label(row, {k}) for k in keys if k in varying]
     if "victim" not in varying:
         parts.insert(0, row["victim"] if short else "victim=" + row["victim"])
+    if _ranks_vary(summary):
+        parts.append(_ranks_text(key[-2]))
     threads = {int(r["threads"]) for r in summary}
     if len(threads) > 1:
         parts.append("%d threads" % key[-1])
@@ -274,7 +327,7 @@ def _hier_label(key, summary, short=False):
 
 
 def _in_series(r, key):
-    return study_data.policy_of(r)[:-1] + (int(r["threads"]),) == key
+    return study_data.policy_of(r)[:-1] + (_ranks(r), int(r["threads"])) == key
 
 
 def plot_hier_lines(summary, out_dir, meta, name, column, ylabel):
@@ -372,6 +425,115 @@ def plot_hierarchy(runs, summary, out_dir, meta):
     return list(HIER_PLOTS)
 
 
+def _ranks_panels(summary):
+    """(tree, policy) per panel: a panel per tree, and per policy where the
+    study has more than one (so that each panel has a line per ranks value)."""
+    return [(tree, policy) for tree in _trees(summary)
+            for policy in sorted({study_data.policy_of(r) for r in summary if r["tree"] == tree})]
+
+
+def _ranks_line(summary, tree, policy, ranks, column):
+    """(PEs, row) of one ranks value's line in a panel, by PEs."""
+    pts = [(_pes(r), r) for r in summary if r["tree"] == tree and study_data.policy_of(r) == policy
+           and _ranks(r) == ranks and r[column] != ""]
+    return sorted(pts, key=lambda p: p[0])
+
+
+def _ranks_panel_title(tree, policy, what, summary):
+    varying = _varying(summary)
+    title = "%s: %s vs PEs" % (tree, what)
+    if varying:
+        title += "\n" + _label(policy, varying)
+    return title
+
+
+def _annotate(ax, pts, ys, i):
+    """Each point's ranks x threads (in the line's colour, a line's labels
+    below the previous one's), so 2x1 and 1x2 can be told apart."""
+    for (x, r), y in zip(pts, ys):
+        ax.annotate("%dx%s" % (_ranks(r), r["threads"]), (x, y), textcoords="offset points",
+                    xytext=(5, -10 - 8 * i), fontsize=6, color="C%d" % (i % 10))
+
+
+def plot_ranks_speedup(summary, out_dir, meta):
+    """Speedup over 1 PE (1 rank x 1 thread) against PEs, a line per ranks
+    value: does adding ranks scale like adding threads?"""
+    panels = _ranks_panels(summary)
+    all_ranks = sorted({_ranks(r) for r in summary})
+    fig, axes = _panels(len(panels))
+    for ax, (tree, policy) in zip(axes, panels):
+        max_p = 1
+        for i, ranks in enumerate(all_ranks):
+            pts = _ranks_line(summary, tree, policy, ranks, "speedup")
+            if not pts:
+                continue
+            xs = [p for p, _ in pts]
+            ys = [float(r["speedup"]) for _, r in pts]
+            max_p = max(max_p, max(xs))
+            lo = [y - float(r["speedup_min"]) for y, (_, r) in zip(ys, pts)]
+            hi = [float(r["speedup_max"]) - y for y, (_, r) in zip(ys, pts)]
+            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=_ranks_text(ranks),
+                        color="C%d" % (i % 10))
+            _annotate(ax, pts, ys, i)
+        if max_p == 1 and not any(_ranks_line(summary, tree, policy, n, "speedup") for n in all_ranks):
+            ax.text(0.5, 0.5, "no 1-PE run (1 rank x 1 thread) in this study:\nno speedup to draw",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=9, color="0.4")
+        ideal_x = list(range(1, max_p + 1))
+        ax.plot(ideal_x, ideal_x, "k--", linewidth=1, label="ideal (linear)")
+        ax.set_xlabel("PEs (ranks x threads)")
+        ax.set_ylabel("speedup over 1 PE: 1 rank x 1 thread (x)")
+        _thread_ticks(ax, summary)
+        ax.set_title(_ranks_panel_title(tree, policy, "speedup", summary), fontsize=10)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    _caption(fig, meta)
+    _save(fig, out_dir, "ranks_speedup")
+
+
+def plot_ranks_global_steals(summary, out_dir, meta):
+    """Steals between ranks (median over repetitions, summed over the ranks)
+    against PEs, a line per ranks value above 1 (a single rank has none)."""
+    panels = _ranks_panels(summary)
+    all_ranks = sorted({_ranks(r) for r in summary})
+    fig, axes = _panels(len(panels))
+    for ax, (tree, policy) in zip(axes, panels):
+        drawn = False
+        for i, ranks in enumerate(all_ranks):
+            if ranks == 1:
+                continue
+            pts = _ranks_line(summary, tree, policy, ranks, "median_global_steals")
+            if not pts:
+                continue
+            ys = [float(r["median_global_steals"]) for _, r in pts]
+            ax.plot([p for p, _ in pts], ys, marker="o", label=_ranks_text(ranks), color="C%d" % (i % 10))
+            _annotate(ax, pts, ys, i)
+            drawn = True
+        if drawn:
+            ax.legend(fontsize=8)
+        else:
+            ax.text(0.5, 0.5, "no runs with 2 or more ranks", transform=ax.transAxes, ha="center", va="center",
+                    color="0.4")
+        ax.set_xlabel("PEs (ranks x threads)")
+        ax.set_ylabel("global steals (between ranks, median)")
+        _thread_ticks(ax, summary)
+        ax.set_title(_ranks_panel_title(tree, policy, "global steals", summary), fontsize=10)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    _caption(fig, meta)
+    _save(fig, out_dir, "ranks_global_steals")
+
+
+def plot_ranks(summary, out_dir, meta):
+    """The ranks plot set, for a study with more than one ranks value;
+    returns the names drawn (none otherwise)."""
+    if not _ranks_vary(summary):
+        return []
+    plot_ranks_speedup(summary, out_dir, meta)
+    plot_ranks_global_steals(summary, out_dir, meta)
+    return list(RANKS_PLOTS)
+
+
 def plot_all(out_dir, meta=None):
     meta = meta or {}
     runs = study_data.read_csv(os.path.join(out_dir, "runs.csv"))
@@ -383,5 +545,5 @@ def plot_all(out_dir, meta=None):
     plot_rate(summary, out_dir, meta)
     plot_work_share(runs, out_dir, meta)
     plot_steal_stats(summary, out_dir, meta)
-    drawn = list(PLOTS) + plot_hierarchy(runs, summary, out_dir, meta)
+    drawn = list(PLOTS) + plot_hierarchy(runs, summary, out_dir, meta) + plot_ranks(summary, out_dir, meta)
     return ["%s.%s" % (p, f) for p in drawn for f in FORMATS]

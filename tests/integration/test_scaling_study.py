@@ -10,13 +10,20 @@ victims random and hier over 2 virtual domains at remote delays 0 and 2000
 ns, the locality columns at the end of runs.csv and summary.csv, remote
 steals for hier, the hierarchy plots (and plot-results redrawing them), a
 1-thread cell skipped, bad delays and too many domains exit 2; and
-configs/studies/hierarchy.conf names the study's axes.
+configs/studies/hierarchy.conf names the study's axes. The ranks axis (MPI,
+where mpirun is on PATH): 1 and 2 ranks x 1 and 2 threads under mpirun, the
+ranks, pes and global columns at the end of runs.csv, the mpirun pinning per
+run, summary.csv a cell per ranks value with speedup against 1 rank x 1
+thread, the ranks plots (and plot-results redrawing them);
+configs/studies/ranks.conf names its axes; and without mpirun on PATH
+--ranks exits 2 with one line before any run.
 
 usage: test_scaling_study.py REPO_ROOT UTS_BINARY
 """
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +52,12 @@ LOCALITY_SUMMARY_COLUMNS = [
     "median_nodes_per_remote_steal", "median_domain_node_share_variance"]
 HIER_PLOTS = ["%s.%s" % (n, e) for n in ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal",
                                          "hier_domain_share") for e in ("png", "svg")]
+RANKS_RUN_COLUMNS = ["ranks", "pes", "global_requests_sent", "global_steals", "global_nodes_stolen"]
+RANKS_SUMMARY_COLUMNS = ["ranks", "pes", "median_global_requests_sent", "median_global_steals",
+                         "median_global_nodes_stolen"]
+RANKS_PLOTS = ["%s.%s" % (n, e) for n in ("ranks_speedup", "ranks_global_steals") for e in ("png", "svg")]
+BASE_PLOTS = ["%s.%s" % (n, e) for n in ("speedup", "efficiency", "nodes_per_sec", "work_share", "steal_stats")
+              for e in ("png", "svg")]
 
 
 def plots_written(folder, names):
@@ -73,8 +86,9 @@ def check_locality(tally, study, plot, binary, presets, tmp, flat_out, root, stu
         runs = list(reader)
         header = reader.fieldnames
     first = header.index("mean_request_wait_seconds") + 1 if "mean_request_wait_seconds" in header else -1
-    tally.check(header == study_data.RUN_COLUMNS and header[first:] == LOCALITY_RUN_COLUMNS,
-                "runs.csv: the locality columns at the end", str(header))
+    tally.check(header == study_data.RUN_COLUMNS
+                and header[first:first + len(LOCALITY_RUN_COLUMNS)] == LOCALITY_RUN_COLUMNS,
+                "runs.csv: the locality columns after the protocol ones", str(header))
     by = {(r["victim"], r["remote_delay_ns"]): r for r in runs}
     tally.check(len(runs) == 4 and set(by) == {(v, d) for v in ("random", "hier") for d in ("0", "2000")}
                 and all(r["threads"] == "2" and r["size"] == "3280" and r["domains"] == "2"
@@ -95,8 +109,9 @@ def check_locality(tally, study, plot, binary, presets, tmp, flat_out, root, stu
         reader = csv.DictReader(f)
         summary = list(reader)
         sheader = reader.fieldnames
-    tally.check(sheader == study_data.SUMMARY_COLUMNS and sheader[-len(LOCALITY_SUMMARY_COLUMNS):]
-                == LOCALITY_SUMMARY_COLUMNS, "summary.csv: the locality columns at the end", str(sheader))
+    at = sheader.index("domains") if "domains" in sheader else -1
+    tally.check(sheader == study_data.SUMMARY_COLUMNS and sheader[at:at + len(LOCALITY_SUMMARY_COLUMNS)]
+                == LOCALITY_SUMMARY_COLUMNS, "summary.csv: the locality columns after the protocol one", str(sheader))
     cells = sorted((r["victim"], r["domains"], r["remote_delay_ns"]) for r in summary)
     tally.check(cells == [(v, "2", d) for v in ("hier", "random") for d in ("0", "2000")]
                 and all(r["median_remote_steals"] != "" and r["median_local_steals"] != ""
@@ -132,6 +147,136 @@ def check_locality(tally, study, plot, binary, presets, tmp, flat_out, root, stu
                 and study_data.parse_delays(conf["remote_delays"]) == [0, 1000, 10000, 100000]
                 and conf["reps"] == "3" and "protocol" not in conf,
                 "configs/studies/hierarchy.conf: the study's axes (its [quick] section skipped)", str(conf))
+
+
+def check_ranks(tally, study, plot, binary, presets, tmp, flat_out, root, study_data):
+    """The ranks axis on the tiny tree: 1 and 2 ranks x 1 and 2 threads under mpirun."""
+    conf = study_data.read_key_values(os.path.join(root, "configs", "studies", "ranks.conf"))
+    tally.check("T1L" in study_data.parse_list(conf["trees"]) and study_data.parse_threads(conf["threads"], 2) == [1, 2]
+                and study_data.parse_ranks(conf["ranks"]) == [1, 2] and conf["reps"] == "3"
+                and conf["protocol"] == "split",
+                "configs/studies/ranks.conf: T1L, threads 1,2, ranks 1,2, 3 reps, protocol split", str(conf))
+    # The runs without ranks (the first study): 1 rank, PEs = threads, no global columns, no ranks plots.
+    with open(os.path.join(flat_out, "runs.csv")) as f:
+        flat = list(csv.DictReader(f))
+    with open(os.path.join(flat_out, "summary.csv")) as f:
+        flat_sum = list(csv.DictReader(f))
+    tally.check(all(r["ranks"] == "1" and r["pes"] == r["threads"] and r["pinning"] in ("numactl", "omp")
+                    and all(r[c] == "" for c in RANKS_RUN_COLUMNS[2:]) for r in flat)
+                and all(r["ranks"] == "1" and r["pes"] == r["threads"] and r["median_global_steals"] == ""
+                        for r in flat_sum)
+                and not any(os.path.exists(os.path.join(flat_out, n)) for n in RANKS_PLOTS),
+                "a study without ranks: ranks 1, pes = threads, empty global columns, no ranks plots",
+                str([(r["ranks"], r["pes"], r["pinning"], r["global_steals"]) for r in flat]))
+
+    # --ranks without mpirun on PATH: exit 2, one line, before any run. PATH keeps what the script
+    # could otherwise reach for (python3, numactl, git, lscpu), so only mpirun is missing.
+    nompi = os.path.join(tmp, "nompi-bin")
+    os.makedirs(nompi)
+    for tool in ("python3", "numactl", "git", "lscpu", "bash", "sh"):
+        found = shutil.which(tool)
+        if found:
+            os.symlink(found, os.path.join(nompi, tool))
+    env = dict(os.environ, PATH=nompi)
+    bad_out = os.path.join(tmp, "nompi")
+    p = subprocess.run([study, "--trees", "tiny", "--threads", "1", "--ranks", "1,2", "--out", bad_out,
+                        "--uts", binary, "--preset-dir", presets], capture_output=True, text=True, timeout=60, env=env)
+    tally.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "mpirun" in p.stderr
+                and not os.path.exists(os.path.join(bad_out, "runs.csv")),
+                "--ranks without mpirun on PATH exits 2 with one line, before any run",
+                "rc=%d %r" % (p.returncode, p.stderr[-500:]))
+    for ranks, what in (("0,1", "ranks 0"), ("1,x", "ranks that are not numbers")):
+        p = subprocess.run([study, "--trees", "tiny", "--threads", "1", "--ranks", ranks, "--out", bad_out,
+                            "--uts", binary, "--preset-dir", presets], capture_output=True, text=True, timeout=60)
+        tally.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+                    and not os.path.exists(os.path.join(bad_out, "runs.csv")),
+                    "%s: exit 2 with one line" % what, p.stderr[-500:])
+
+    if not shutil.which("mpirun"):
+        print("SKIP: the ranks study itself: no mpirun on PATH")
+        return
+    rout = os.path.join(tmp, "ranks")
+    p = subprocess.run([study, "--trees", "tiny", "--threads", "1,2", "--ranks", "1,2", "--victim", "random",
+                        "--reps", "1", "--out", rout, "--uts", binary, "--preset-dir", presets],
+                       capture_output=True, text=True, timeout=300)
+    tally.check(p.returncode == 0 and "[run 4/4]" in p.stderr and "ranks=2 threads=2" in p.stderr,
+                "ranks study (1,2 ranks x 1,2 threads under mpirun) succeeds", p.stderr[-2000:])
+    if p.returncode != 0:
+        return
+    with open(os.path.join(rout, "runs.csv")) as f:
+        reader = csv.DictReader(f)
+        runs = list(reader)
+        header = reader.fieldnames
+    tally.check(header == study_data.RUN_COLUMNS and header[-len(RANKS_RUN_COLUMNS):] == RANKS_RUN_COLUMNS,
+                "runs.csv: the ranks columns at the end", str(header))
+    by = {(r["ranks"], r["threads"]): r for r in runs}
+    tally.check(len(runs) == 4 and set(by) == {(r, t) for r in ("1", "2") for t in ("1", "2")}
+                and all(r["size"] == "3280" and int(r["pes"]) == int(r["ranks"]) * int(r["threads"])
+                        and len(r["thread_nodes"].split(";")) == int(r["pes"])
+                        and sum(int(x) for x in r["thread_nodes"].split(";")) == 3280 for r in runs),
+                "runs.csv: one exact row per ranks and threads; pes = ranks x threads; every PE's nodes",
+                str([(r["ranks"], r["threads"], r["pes"], r["thread_nodes"]) for r in runs]))
+    tally.check(all(r[c] != "" and int(r[c]) >= 0 for r in runs for c in RANKS_RUN_COLUMNS[2:])
+                and all(int(by[("1", t)][c]) == 0 for t in ("1", "2") for c in RANKS_RUN_COLUMNS[2:])
+                and all(int(by[("2", t)]["global_steals"]) <= int(by[("2", t)]["global_requests_sent"])
+                        and (int(by[("2", t)]["global_steals"]) > 0) == (int(by[("2", t)]["global_nodes_stolen"]) > 0)
+                        for t in ("1", "2")),
+                "runs.csv: global columns filled; none for 1 rank; steals <= requests; nodes stolen with steals",
+                str([(r["ranks"], r["threads"]) + tuple(r[c] for c in RANKS_RUN_COLUMNS[2:]) for r in runs]))
+    cpus = sorted(os.sched_getaffinity(0))
+    cores = set()
+    for cpu in cpus:  # physical cores, which mpirun's PE= and --bind-to core count
+        topo = "/sys/devices/system/cpu/cpu%d/topology/" % cpu
+        try:
+            with open(topo + "physical_package_id") as f, open(topo + "core_id") as g:
+                cores.add((f.read().strip(), g.read().strip()))
+        except OSError:
+            cores.add(cpu)
+    want = {}
+    for (r, t), row in by.items():
+        pes = int(r) * int(t)
+        want[(r, t)] = ("mpirun " + ("oversubscribe " if pes > len(cpus) or int(r) > len(cores) else "")
+                        + ("map-by slot:PE=%s bind-to core" % t if pes <= len(cores) else "bind-to none"))
+    tally.check(all(by[k]["pinning"] == want[k] for k in by),
+                "runs.csv: the mpirun pinning of each run (bind-to core where it fits, else none)",
+                str([(k, by[k]["pinning"], want[k]) for k in sorted(by)]))
+    with open(os.path.join(rout, "machine.json")) as f:
+        m = json.load(f)
+    launches = (m.get("mpirun") or {}).get("launches", {})
+    tally.check(m["pinning"].startswith("mpirun") and set(launches) == {"ranks=%s threads=%s" % k for k in by}
+                and all(launches["ranks=%s threads=%s" % k]["pinning"] == want[k]
+                        and launches["ranks=%s threads=%s" % k]["command"].startswith("mpirun -np %s" % k[0])
+                        for k in by),
+                "machine.json: mpirun and each cell's exact launch", json.dumps(m.get("mpirun")))
+    with open(os.path.join(rout, "summary.csv")) as f:
+        reader = csv.DictReader(f)
+        summary = list(reader)
+        sheader = reader.fieldnames
+    tally.check(sheader == study_data.SUMMARY_COLUMNS and sheader[-len(RANKS_SUMMARY_COLUMNS):]
+                == RANKS_SUMMARY_COLUMNS, "summary.csv: the ranks columns at the end", str(sheader))
+    sby = {(r["ranks"], r["threads"]): r for r in summary}
+    one = sby.get(("1", "1"))
+    tally.check(len(summary) == 4 and set(sby) == set(by) and one is not None and float(one["speedup"]) == 1.0
+                and all(r["pes"] == str(int(r["ranks"]) * int(r["threads"])) and r["runs"] == "1" for r in summary)
+                and all(abs(float(r["speedup"]) - float(one["median_seconds"]) / float(r["median_seconds"])) < 1e-3
+                        * float(r["speedup"]) and abs(float(r["efficiency"]) - float(r["speedup"]) / int(r["pes"]))
+                        < 1e-3 * float(r["efficiency"]) for r in summary),
+                "summary.csv: a cell per ranks and threads; speedup against 1 rank x 1 thread, efficiency per PE",
+                str([(r["ranks"], r["threads"], r["median_seconds"], r["speedup"], r["efficiency"]) for r in summary]))
+    tally.check(all(r["median_global_steals"] == by[(r["ranks"], r["threads"])]["global_steals"] for r in summary),
+                "summary.csv: global steal medians", str([r["median_global_steals"] for r in summary]))
+    tally.check(plots_written(rout, BASE_PLOTS + RANKS_PLOTS), "ranks study: every plot and the ranks plots written")
+    with open(os.path.join(rout, "ranks_speedup.svg")) as f:
+        svg = f.read()
+    tally.check("1 rank" in svg and "2 ranks" in svg, "ranks_speedup: a line per ranks value")
+    with open(os.path.join(rout, "speedup.svg")) as f:
+        svg = f.read()
+    tally.check("PEs (ranks x threads)" in svg, "speedup plot: PEs on the x axis")
+    for name in RANKS_PLOTS:
+        os.remove(os.path.join(rout, name))
+    p = subprocess.run([plot, rout], capture_output=True, text=True, timeout=300)
+    tally.check(p.returncode == 0 and plots_written(rout, RANKS_PLOTS), "plot-results redraws the ranks plots",
+                p.stderr[-1000:])
 
 
 def main():
@@ -262,6 +407,7 @@ def main():
                     "a protocol/steal combination uts rejects exits 2 before any run", p.stderr)
 
         check_locality(tally, study, plot, binary, presets, tmp, out, root, study_data)
+        check_ranks(tally, study, plot, binary, presets, tmp, out, root, study_data)
 
         bad = subprocess.run(study_cmd("tinybad", os.path.join(tmp, "bad")), capture_output=True, text=True,
                              timeout=300)
