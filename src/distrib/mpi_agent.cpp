@@ -191,9 +191,9 @@ class MpiAgent final : public RankLink {
       std::fprintf(stderr, "uts: rank %d: %zu nodes arrived after termination (a bug: nodes lost)\n", rank_, n);
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    if (closing_) return;  // a stopped run: the partial counts stay partial
-    ++stats_.steals;
+    ++stats_.steals;  // counted even when dropped below, so the ranks' statistics balance
     stats_.nodes_received += n;
+    if (closing_) return;  // a stopped run: the partial counts stay partial
     host.take(reinterpret_cast<const Node*>(buffer_.data()), n);
   }
 

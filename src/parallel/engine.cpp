@@ -87,6 +87,12 @@ struct Shared {
   ManberTree manber;
   StopFlag stop_flag;
   SleepBoard sleep;
+  // Threads whose loop has ended (MPI: thread 0 stays its rank's agent until
+  // all have). acq_rel/acquire: only a count; the results are merged after
+  // the OpenMP barrier.
+  struct alignas(kCacheLine) {
+    std::atomic<int> value{0};
+  } finished;
   // Locality (settings.uses_domains()): the thread -> domain map, and per
   // domain whether one of its threads has a remote steal round in flight.
   std::optional<DomainMap> domains;
@@ -148,7 +154,19 @@ class ThreadRun final : public distrib::RankHost {
       work();
       if (!find_work()) break;
     }
-    if (link_) link_->close(*this);
+    sh_.finished.value.fetch_add(1, std::memory_order_acq_rel);  // acq_rel: see Shared::finished
+    if (link_) {
+      // The rank's other threads may still work (-s 0: each ends with its
+      // own share; or a stop still reaching them): until they are done,
+      // thread 0 goes on answering other ranks, passing SIGINT and STOP on
+      // and counting for --max-nodes. Only then may it close.
+      while (sh_.finished.value.load(std::memory_order_acquire) < threads_) {  // acquire: see Shared::finished
+        if (interrupt::requested()) stop(RunStatus::interrupted);
+        link_->poll_busy(*this);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+      link_->close(*this);
+    }
     self_.stats.nodes = self_.counts.nodes;
     self_.deque.report(self_.stats);
   }
@@ -236,7 +254,14 @@ class ThreadRun final : public distrib::RankHost {
     sh_.progress.publish(id_, self_.counts.nodes);
     self_.deque.go_idle();  // first: request cells close even when the run stops here
     if (sh_.stop_flag.raised()) return false;
-    if (!sh_.settings.stealing) return false;  // -s 0: each thread ends with its own work
+    if (!sh_.settings.stealing) {  // -s 0: each thread ends with its own work
+      if (!multi_rank_) return false;
+      // Across ranks the job still ends by the ranks' termination: idle
+      // (truthfully: the deque is empty) for this rank's quiescence, and
+      // thread 0 stays the agent (STOP, --max-nodes) until the job ends.
+      sh_.termination.idle(id_);
+      if (!link_) return false;
+    }
     sh_.termination.idle(id_);
     searching_ = true;
     const auto idle_start = std::chrono::steady_clock::now();
@@ -255,6 +280,10 @@ class ThreadRun final : public distrib::RankHost {
       if ((++idle_polls & 63) == 0 && (interrupt::requested() || sh_.stop_flag.raised())) {
         if (interrupt::requested()) stop(RunStatus::interrupted);
         break;
+      }
+      if (!sh_.settings.stealing) {  // thread 0 under MPI with -s 0: only the agent's work
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+        continue;
       }
       if (hinted >= 0 && hinted != id_) {
         // The owner that woke us has unclaimed shared nodes: try it first,

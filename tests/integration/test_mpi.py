@@ -209,6 +209,17 @@ def part_faults(binary, trees, expected, tally):
                 and [t["domain"] for t in rec["threads"]] == [0, 1, 2, 3]
                 and sum(d["nodes"] for d in per) == rec["results"]["size"],
                 "2 ranks x 2 threads, 2 domains each: 4 domains reported, their nodes add up")
+    # -s 0 across ranks: exact; and --max-nodes still stops the job when rank
+    # 0's own share ends first (its thread 0 stays the agent).
+    for ranks, threads in ((3, 2), (4, 1)):
+        rec = mpi_json(ranks, binary, trees["T3"] + ["--threads", str(threads), "-s", "0", "--init", "balanced"])
+        tally.check(results_of(rec) == expected["T3"] and sum(r["requests_sent"] for r in rec["ranks"]) == 0,
+                    "-s 0, %d ranks x %d threads: exact, no global requests" % (ranks, threads))
+        rec = mpi_json(ranks, binary, ["-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "3", "--threads",
+                                       str(threads), "-s", "0", "--init", "balanced", "--max-nodes", "500000"])
+        tally.check(rec["status"] == "max-nodes" and rec["results"]["size"] < 1826793,
+                    "-s 0, %d ranks x %d threads, --max-nodes 500000 on a 1.8 M-node tree: stopped at %d" % (
+                        ranks, threads, rec["results"]["size"]), rec["status"])
     # 1 rank under mpirun: exact, MPI on.
     rec = mpi_json(1, binary, trees["T3"] + ["--threads", "2"])
     tally.check(results_of(rec) == expected["T3"] and rec["engine"]["mpi"] and len(rec["ranks"]) == 1,
