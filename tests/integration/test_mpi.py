@@ -201,6 +201,19 @@ def part_faults(binary, trees, expected, tally):
     size = rec["results"]["size"]
     tally.check(rec["status"] == "max-nodes" and 1000000 <= size < expected["T3"][0],
                 "--max-nodes 1000000 across 3 ranks stops the job (size %d)" % size, rec["status"])
+    # Text keeps the reference's two lines, with PEs = ranks x threads; CSV
+    # has the ranks column and the ranks' global steals.
+    p = mpirun(2, binary, trees["T3"] + ["--threads", "2", "-v"])
+    size, depth, leaves, _ = expected["T3"]
+    tally.check(p.returncode == 0 and ("Tree size = %d, tree depth = %d, num leaves = %d" % (size, depth, leaves))
+                in p.stdout and "nodes/sec per PE)" in p.stdout and "x 2 MPI ranks = 4 PEs" in p.stdout
+                and "rank threads  thief:" in p.stdout,
+                "text under 2 ranks x 2 threads: the reference lines, 4 PEs, the per-rank table")
+    p = mpirun(2, binary, trees["T3"] + ["--threads", "1", "--format", "csv"])
+    rows = list(csv.DictReader(p.stdout.splitlines()))
+    tally.check(p.returncode == 0 and len(rows) == 1 and rows[0]["ranks"] == "2" and rows[0]["size"] == str(size)
+                and rows[0]["global_requests_sent"] != "" and int(rows[0]["global_steals"] or -1) >= 0,
+                "CSV under 2 ranks: ranks column 2, global steal columns filled")
     # Domains per rank, side by side in the report.
     rec = mpi_json(2, binary, trees["T3"] + ["--threads", "2", "--victim", "hier", "--domains", "2"])
     doms = rec.get("domains") or {}
