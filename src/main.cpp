@@ -153,7 +153,8 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (cfg.show_version) {
-    std::printf("uts %s\n", uts::collect_machine_info().uts_version.c_str());
+    std::printf("uts %s, built %s MPI\n", uts::collect_machine_info().uts_version.c_str(),
+                UTS_HAVE_MPI ? "with" : "without");
     return kExitOk;
   }
   if (cfg.show_presets) {
@@ -188,13 +189,18 @@ int main(int argc, char** argv) {
     g_speaks = session.rank() == 0;
     g_silent_rank_waits = false;  // from here every rank returns and finalises
     uts::RunResult result;
+    int code = kExitOk;
     try {
       result = uts::distrib::run_ranks(tree, cfg.engine, cfg.stop, progress);
+      if (g_speaks) code = report_run(cfg, result, record);
+      else code = result.status == uts::RunStatus::interrupted ? kExitInterrupted : kExitOk;
     } catch (const std::exception& e) {  // the same on every rank (e.g. OMP_THREAD_LIMIT)
-      return usage_error(e.what());
+      code = usage_error(e.what());
     }
-    if (!g_speaks) return result.status == uts::RunStatus::interrupted ? kExitInterrupted : kExitOk;
-    return report_run(cfg, result, record);
+    // mpirun ends the job when the first rank exits non-zero: nobody leaves
+    // before rank 0 has printed.
+    session.barrier();
+    return code;
   }
 #endif
   uts::RunResult result;

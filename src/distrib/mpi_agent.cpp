@@ -244,7 +244,7 @@ class MpiAgent final : public RankLink {
       for (int r = 0; r < ranks_; ++r)
         if (r != rank_) send(r, kStop, bytes_of(why));
     }
-    if (stop_.max_nodes == 0 || host.stop_raised() || closing_) return;
+    if (stop_.max_nodes == 0 || host.stop_raised() || closing_ || finished_) return;
     if (rank_ == 0) {
       std::uint64_t total = host.nodes_so_far();
       for (int r = 1; r < ranks_; ++r) total += counts_[static_cast<std::size_t>(r)];

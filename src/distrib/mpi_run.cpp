@@ -34,6 +34,8 @@ bool MpiSession::any(bool mine) const {
   return out != 0;
 }
 
+void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
 namespace {
 
 static_assert(std::is_trivially_copyable_v<ThreadStats> && std::is_trivially_copyable_v<RankStats>,

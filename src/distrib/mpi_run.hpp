@@ -19,6 +19,9 @@ class MpiSession {
   bool ok() const { return ok_; }
   // Every rank passes its own verdict; true when any rank's is true.
   bool any(bool mine) const;
+  // Every rank waits here (e.g. until rank 0 has printed: mpirun ends the
+  // job as soon as one rank exits non-zero).
+  void barrier() const;
 
  private:
   int rank_ = 0, ranks_ = 1;

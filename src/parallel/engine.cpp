@@ -161,7 +161,8 @@ class ThreadRun final : public distrib::RankHost {
       // thread 0 goes on answering other ranks, passing SIGINT and STOP on
       // and counting for --max-nodes. Only then may it close.
       while (sh_.finished.value.load(std::memory_order_acquire) < threads_) {  // acquire: see Shared::finished
-        if (interrupt::requested()) stop(RunStatus::interrupted);
+        // A SIGINT after the job ended does not make it interrupted.
+        if (!sh_.termination.done() && interrupt::requested()) stop(RunStatus::interrupted);
         link_->poll_busy(*this);
         std::this_thread::sleep_for(std::chrono::microseconds(20));
       }

@@ -123,7 +123,8 @@ def main():
         tally.check(rec.get("status") == "max-nodes" and rec["expected"]["size"] == size,
                     "preset %s loads, expected size %d" % (name, size), p.stdout[:300] + p.stderr)
     p = run_uts(binary, ["--version"])
-    tally.check(p.returncode == 0 and p.stdout.startswith("uts "), "--version")
+    tally.check(p.returncode == 0 and p.stdout.startswith("uts ") and
+                (" built with MPI" in p.stdout or " built without MPI" in p.stdout), "--version (and whether MPI is in)")
     p = run_uts(binary, ["--help"])
     tally.check(p.returncode == 0 and "--steal" in p.stdout and "-t, --tree" in p.stdout, "--help")
     tally.check(all(f in p.stdout for f in ("-c, --chunk", "-s, --stealing", "-T N", "-i, --barrier-interval",

@@ -195,6 +195,10 @@ def check_ranks(tally, study, plot, binary, presets, tmp, flat_out, root, study_
     if not shutil.which("mpirun"):
         print("SKIP: the ranks study itself: no mpirun on PATH")
         return
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
+    if "built without MPI" in version:  # the clang and sanitizer builds (-Dmpi=disabled); the main one has MPI
+        print("SKIP: the ranks study itself: %s" % version.strip())
+        return
     rout = os.path.join(tmp, "ranks")
     p = subprocess.run([study, "--trees", "tiny", "--threads", "1,2", "--ranks", "1,2", "--victim", "random",
                         "--reps", "1", "--out", rout, "--uts", binary, "--preset-dir", presets],
