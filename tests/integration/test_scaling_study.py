@@ -329,22 +329,11 @@ def main():
         plots = ["%s.%s" % (n, e) for n in ("speedup", "efficiency", "nodes_per_sec", "work_share", "steal_stats")
                  for e in ("png", "svg")]
 
-        def plots_ok():
-            for name in plots:
-                path = os.path.join(out, name)
-                if not os.path.isfile(path) or os.path.getsize(path) < 1000:
-                    return False
-                with open(path, "rb") as f:
-                    head = f.read(8)
-                if name.endswith(".png") and head != b"\x89PNG\r\n\x1a\n":
-                    return False
-            return True
-
-        tally.check(plots_ok(), "all plots written as PNG and SVG")
+        tally.check(plots_written(out, plots), "all plots written as PNG and SVG")
         for name in plots:
             os.remove(os.path.join(out, name))
         p = subprocess.run([plot, out], capture_output=True, text=True, timeout=300)
-        tally.check(p.returncode == 0 and plots_ok(), "plot-results redraws them from the CSVs", p.stderr[-1000:])
+        tally.check(p.returncode == 0 and plots_written(out, plots), "plot-results redraws them from the CSVs", p.stderr[-1000:])
 
         # A study from before the protocol axis: no protocol or request columns; read as protocol split.
         legacy = os.path.join(tmp, "legacy")
