@@ -8,22 +8,17 @@
 //                               parent side by side, L = 1..6 (absent without
 //                               SHA-NI)
 // usage: uts-sha1-rate [BLOCKS]   (default 50 million)
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "base/clock.hpp"
 #include "sha1/batch.hpp"
 #include "sha1/sha1.hpp"
 
-namespace {
-
-double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
+using uts::Clock;
+using uts::seconds_since;
 
 int main(int argc, char** argv) {
   std::uint64_t blocks = 50'000'000;
@@ -36,20 +31,20 @@ int main(int argc, char** argv) {
     }
   }
   std::uint32_t fold = 0;
-  auto start = std::chrono::steady_clock::now();
+  auto start = Clock::now();
   fold ^= uts::sha1::compress_blocks(blocks);
-  const double chained = seconds(start);
+  const double chained = seconds_since(start);
 
   // Independent: children 0..7 of a parent, then the last child becomes the
   // next parent, like a depth-first walk that expands every eighth node.
-  start = std::chrono::steady_clock::now();
+  start = Clock::now();
   uts::sha1::Words parent{1, 2, 3, 4, 5};
   for (std::uint64_t i = 0; i < blocks; ++i) {
     const uts::sha1::Words child = uts::sha1::child_id(parent, static_cast<std::uint32_t>(i & 7));
     fold ^= child[4];
     if ((i & 7) == 7) parent = child;
   }
-  const double independent = seconds(start);
+  const double independent = seconds_since(start);
 
   std::printf("chained_blocks_per_sec %.0f\nindependent_blocks_per_sec %.0f\n", double(blocks) / chained,
               double(blocks) / independent);
@@ -58,13 +53,13 @@ int main(int argc, char** argv) {
       // L children of one parent per call; the last one is the next parent.
       const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
       uts::sha1::Words p{1, 2, 3, 4, 5}, out[uts::sha1::kMaxLanes];
-      start = std::chrono::steady_clock::now();
+      start = Clock::now();
       for (std::uint64_t c = 0; c < calls; ++c) {
         uts::sha1::child_ids_shani_lanes(lanes, p, static_cast<std::uint32_t>(c), out);
         p = out[lanes - 1];
       }
       fold ^= p[4];
-      std::printf("shani_lanes_%d_blocks_per_sec %.0f\n", lanes, double(calls * static_cast<std::uint64_t>(lanes)) / seconds(start));
+      std::printf("shani_lanes_%d_blocks_per_sec %.0f\n", lanes, double(calls * static_cast<std::uint64_t>(lanes)) / seconds_since(start));
     }
   }
   std::printf("blocks %llu\nfold %08x\n", static_cast<unsigned long long>(blocks), fold);

@@ -2,13 +2,13 @@
 // preset and config files underneath (the command line wins).
 #pragma once
 
-#include <cstdint>
 #include <string>
 
-#include "report/result.hpp"
-#include "traversal/outcome.hpp"
+#include "run/result.hpp"
+#include "run/settings.hpp"
+#include "run/status.hpp"
 #include "tree/params.hpp"
-#include "workload/pool.hpp"
+#include "workload/pool_types.hpp"
 
 namespace uts::cli {
 

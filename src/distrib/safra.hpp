@@ -1,10 +1,11 @@
 // Dijkstra-Safra termination detection (EWD998) for the ranks of an MPI job:
 // the coloured token with message counting that the UTS reference's MPI
-// version uses. Pure bookkeeping; mpi_agent.cpp moves the token.
+// version uses. Pure bookkeeping and the token policy (SafraRing: what a
+// rank does with the token); agent.cpp moves the token over a Transport.
 //
 // Model. A rank is *active* while any of its threads is busy or holds a node;
 // *passive* once all of them are idle with empty deques (the engine's double
-// scan, termination.hpp, says so with certainty). A passive rank becomes
+// scan, steal/idle/termination.hpp, says so with certainty). A passive rank becomes
 // active only by receiving a *basic message*: here, an answer to a steal
 // request that carries nodes. Requests, refusals, tokens and the final DONE
 // carry no work and are not counted: receiving one never activates a rank.
@@ -47,7 +48,8 @@
 // passive with no work in flight, and nothing can activate any of them again.
 // tests/model/safra.pml checks these rules exhaustively for 3 ranks, with
 // mutants (no counting, no blackening, rank 0 ignoring its own colour,
-// passing while active) that it must catch.
+// passing while active) that it must catch; tests/unit/distrib/test_safra.cpp
+// drives SafraRing below through random schedules of up to 8 ranks.
 //
 // Why it ends (no hang): once all ranks are passive and no basic message is in
 // flight, the first round to start afterwards whitens every rank it passes
@@ -96,6 +98,52 @@ class Safra {
   int ranks_;
   std::int64_t counter_ = 0;
   bool black_ = false;
+};
+
+// One rank's side of the ring: its Safra state, where the token is, and what
+// to do with it once the rank is passive. Rank 0 starts rounds; a round is
+// running from the first start until the job concludes.
+class SafraRing {
+ public:
+  struct Action {
+    enum Kind { none, pass, conclude } kind = none;
+    Safra::Token token;  // pass: the token to send to `to`
+    int to = 0;
+  };
+
+  SafraRing(int rank, int ranks) : safra_(rank, ranks), rank_(rank), holds_(rank == 0) {}
+
+  void sent_basic() { safra_.sent_basic(); }
+  void received_basic() { safra_.received_basic(); }
+  void token_arrived(const Safra::Token& t) {
+    token_ = t;
+    holds_ = true;
+  }
+  bool holds_token() const { return holds_; }
+
+  // This rank is passive and holds the token: pass it on (rank > 0, or rank 0
+  // starting a round), or conclude (rank 0, the token came back clean). The
+  // caller sends what `pass` says and, on `conclude`, ends the job.
+  Action on_passive() {
+    if (!holds_) return {};
+    holds_ = false;
+    if (rank_ == 0 && round_running_ && safra_.concludes(token_)) return {Action::conclude, token_, 0};
+    ++passed_;
+    if (rank_ != 0) return {Action::pass, safra_.pass(token_), safra_.next()};
+    round_running_ = true;
+    return {Action::pass, safra_.start_round(), safra_.next()};
+  }
+
+  std::uint64_t tokens_passed() const { return passed_; }
+  const Safra& state() const { return safra_; }
+
+ private:
+  Safra safra_;
+  int rank_;
+  bool holds_;
+  bool round_running_ = false;  // rank 0: a token is out or back from a round
+  Safra::Token token_;
+  std::uint64_t passed_ = 0;
 };
 
 }  // namespace uts::distrib

@@ -1,30 +1,17 @@
-// Text, JSON and CSV renderings of a run (spec section 4).
+// Text, JSON and CSV renderings of a run (docs/output.md). JSON and CSV are
+// driven by one column table (columns.hpp); text keeps the reference's two
+// result lines and adds tables of its own.
 #pragma once
 
-#include <optional>
 #include <string>
 
-#include "report/machine.hpp"
-#include "report/result.hpp"
+#include "report/record.hpp"
 
 namespace uts {
-
-struct RunReport {
-  const TreeParams& tree;
-  const EngineSettings& engine;
-  std::string preset;
-  const RunResult& result;
-  const ExpectedResults& expected;
-  std::optional<bool> verified;  // set when --verify ran
-  const MachineInfo& machine;
-};
 
 std::string render_text(const RunReport& r, int verbose);
 std::string render_json(const RunReport& r);
 std::string csv_header();
 std::string render_csv_row(const RunReport& r);
-
-// Comparison with the expected values present; true when all present match.
-bool matches_expected(const RunResult& result, const ExpectedResults& expected);
 
 }  // namespace uts

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "report/machine.hpp"
-#include "workload/pool.hpp"
+#include "workload/pool_types.hpp"
 
 namespace uts {
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <charconv>
+#include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -12,6 +14,13 @@ inline std::string num(double v) {
   char buf[64];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
+}
+
+// 0x and 16 hex digits (checksums).
+inline std::string hex64(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
 }
 
 // A JSON string literal, quoted and escaped.

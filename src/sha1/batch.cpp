@@ -1,5 +1,7 @@
 #include "sha1/batch.hpp"
 
+#include "sha1/sha1.hpp"
+
 #include <cstdlib>
 
 #if defined(__x86_64__) || defined(__i386__)

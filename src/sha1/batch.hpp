@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "sha1/sha1.hpp"
+#include "sha1/words.hpp"
 
 namespace uts::sha1 {
 

@@ -1,9 +1,11 @@
 #include "topology/domains.hpp"
 
 #include <hwloc.h>
+#include <omp.h>
 
 #include <algorithm>
-#include <cctype>
+#include <cstdio>
+#include <memory>
 
 namespace uts {
 
@@ -19,35 +21,7 @@ hwloc_obj_type_t type_of(DomainLevel level) {
   return HWLOC_OBJ_NUMANODE;
 }
 
-void fill_members(DomainMap& m) {
-  m.members.assign(static_cast<std::size_t>(m.count), {});
-  for (std::size_t t = 0; t < m.of_thread.size(); ++t)
-    m.members[static_cast<std::size_t>(m.of_thread[t])].push_back(static_cast<int>(t));
-}
-
 }  // namespace
-
-std::optional<DomainSpec> parse_domains(const std::string& text) {
-  if (text == "numa") return DomainSpec{DomainLevel::numa, 0};
-  if (text == "l3") return DomainSpec{DomainLevel::l3, 0};
-  if (text == "package") return DomainSpec{DomainLevel::package, 0};
-  if (text.empty() || text.size() > 6) return std::nullopt;
-  for (char c : text)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-  const int n = std::stoi(text);
-  if (n < 1) return std::nullopt;
-  return DomainSpec{DomainLevel::virtual_count, n};
-}
-
-std::string to_string(const DomainSpec& spec) {
-  switch (spec.level) {
-    case DomainLevel::numa: return "numa";
-    case DomainLevel::l3: return "l3";
-    case DomainLevel::package: return "package";
-    case DomainLevel::virtual_count: break;
-  }
-  return std::to_string(spec.count);
-}
 
 Topology::Topology() {
   hwloc_topology_t topo;
@@ -105,7 +79,7 @@ DomainMap virtual_domains(int threads, int count) {
     m.of_thread[static_cast<std::size_t>(t)] =
         static_cast<int>(static_cast<std::int64_t>(t) * count / threads);
   m.source = std::to_string(count) + " virtual";
-  fill_members(m);
+  m.fill_members();
   return m;
 }
 
@@ -133,8 +107,26 @@ DomainMap hardware_domains(const std::vector<int>& hw_domain, int hw_domains, co
   m.source = level_name + (unbound == 0 ? " (threads bound)"
                                         : unbound == threads ? " (threads unbound: assigned in order)"
                                                              : " (unbound threads assigned in order)");
-  fill_members(m);
+  m.fill_members();
   return m;
+}
+
+DomainMap build_domain_map(const DomainSpec& spec, int threads) {
+  if (spec.level == DomainLevel::virtual_count) return virtual_domains(threads, spec.count);
+  const Topology topology;
+  if (!topology.loaded()) {
+    std::fprintf(stderr, "uts: warning: cannot read the hardware topology (%s): one domain\n",
+                 topology.error().c_str());
+    return virtual_domains(threads, 1);
+  }
+  std::vector<int> hw_domain(static_cast<std::size_t>(threads), -1);
+  omp_set_dynamic(0);
+#pragma omp parallel num_threads(threads)
+  {
+    const int id = omp_get_thread_num();
+    if (id < threads) hw_domain[static_cast<std::size_t>(id)] = topology.domain_of_calling_thread(spec.level);
+  }
+  return hardware_domains(hw_domain, topology.domains_at(spec.level), to_string(spec));
 }
 
 }  // namespace uts

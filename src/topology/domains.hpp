@@ -1,24 +1,13 @@
-// Locality domains: which threads share a NUMA node, an L3 cache or a
-// package (from the hardware topology, through hwloc), or N equal virtual
-// domains (to study hierarchy on a small machine).
+// Locality domains from the machine (hwloc) or virtual ones, and the map of
+// a run's threads onto them (run/locality.hpp's DomainMap).
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "run/locality.hpp"
+
 namespace uts {
-
-enum class DomainLevel { numa, l3, package, virtual_count };
-
-struct DomainSpec {
-  DomainLevel level = DomainLevel::numa;
-  int count = 0;  // virtual_count: N
-};
-
-std::optional<DomainSpec> parse_domains(const std::string& text);
-std::string to_string(const DomainSpec& spec);
 
 // The hardware side, read once per run.
 class Topology {
@@ -41,16 +30,6 @@ class Topology {
   std::string error_;
 };
 
-// Threads -> domains for one run.
-struct DomainMap {
-  int count = 1;
-  std::vector<int> of_thread;             // domain of each thread
-  std::vector<std::vector<int>> members;  // threads of each domain, ascending
-  std::string source;                     // how it was derived (for output)
-
-  bool same(int a, int b) const { return of_thread[static_cast<std::size_t>(a)] == of_thread[static_cast<std::size_t>(b)]; }
-};
-
 // Virtual: thread i of P goes to domain floor(i * N / P) (contiguous blocks
 // whose sizes differ by at most one).
 DomainMap virtual_domains(int threads, int count);
@@ -60,5 +39,11 @@ DomainMap virtual_domains(int threads, int count);
 // contiguous blocks; domains without threads are dropped and the rest
 // renumbered 0.. in order.
 DomainMap hardware_domains(const std::vector<int>& hw_domain, int hw_domains, const std::string& level_name);
+
+// The map for a run of `threads` OpenMP threads. Hardware levels read each
+// thread's binding inside an OpenMP region of that size (OpenMP binds thread
+// i of a team of a given size to the same place in every region). When the
+// topology cannot be read: one domain, and a one-line warning on stderr.
+DomainMap build_domain_map(const DomainSpec& spec, int threads);
 
 }  // namespace uts

@@ -1,11 +1,12 @@
 #include "traversal/sequential.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
-#include "util/clock.hpp"
-#include "util/interrupt.hpp"
+#include "base/clock.hpp"
+#include "base/interrupt.hpp"
+#include "tree/counts.hpp"
+#include "tree/expand.hpp"
 
 namespace uts {
 
@@ -36,7 +37,7 @@ class NodeStack {
 RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
   constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
   RunResult out;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
 
   NodeStack stack;
   const Node root = tree.root();

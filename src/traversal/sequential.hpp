@@ -1,9 +1,9 @@
 // The sequential baseline: explicit-stack depth-first search.
 #pragma once
 
-#include "report/result.hpp"
-#include "traversal/outcome.hpp"
-#include "traversal/progress.hpp"
+#include "run/progress.hpp"
+#include "run/result.hpp"
+#include "run/status.hpp"
 #include "tree/tree.hpp"
 
 namespace uts {

@@ -1,11 +1,11 @@
-// Parameters that define one UTS tree (spec section 1).
+// Parameters that define one UTS tree (docs/tree-rules.md, section 1).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "sha1/sha1.hpp"
+#include "sha1/words.hpp"
 
 namespace uts {
 

@@ -1,5 +1,7 @@
 #include "tree/tree.hpp"
 
+#include "sha1/sha1.hpp"
+
 #include <algorithm>
 #include <cmath>
 

@@ -1,5 +1,5 @@
-// The generation rules of a UTS tree (spec section 1): root id, child ids,
-// and the number of children of a node from its id and height.
+// The generation rules of a UTS tree (docs/tree-rules.md): root id, child
+// ids, and the number of children of a node from its id and height.
 #pragma once
 
 #include <algorithm>
@@ -8,9 +8,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/cache_line.hpp"
+#include "sha1/batch.hpp"
 #include "tree/node.hpp"
 #include "tree/params.hpp"
-#include "sha1/batch.hpp"
 
 namespace uts {
 
@@ -167,10 +168,8 @@ class Tree {
   int bucket_shift_ = 0;
   std::uint32_t variate_mask_ = 0xFFFFFFFFu;   // the bits of x that make the variate's numerator
   std::uint64_t binomial_below_ = 0;           // numerators below it have m children
-  struct alignas(64) PaddedCounter {
-    mutable std::atomic<std::uint64_t> value{0};
-  };
-  PaddedCounter truncations_;  // own cache line: the rest of Tree is read-shared by all threads
+  // Own cache line: the rest of Tree is read-shared by all threads.
+  mutable Padded<std::atomic<std::uint64_t>> truncations_;
 };
 
 }  // namespace uts

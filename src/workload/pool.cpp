@@ -4,37 +4,21 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <thread>
 
-#include "parallel/protocol.hpp"  // RemoteDelay
-#include "parallel/split_deque.hpp"
-#include "parallel/victim.hpp"
+#include "base/cache_line.hpp"
+#include "base/clock.hpp"
+#include "base/rng.hpp"
+#include "steal/protocol.hpp"  // RemoteDelay
+#include "steal/protocols/split/split_deque.hpp"
+#include "steal/victims/selector.hpp"
+#include "workload/items.hpp"
 
 namespace uts {
 
 namespace {
-
-constexpr std::uint32_t kCheck = 2654435761u;
-
-// An item: a 64-bit serial in the first two id words, and a check word.
-Node item(std::uint64_t serial) {
-  const auto lo = static_cast<std::uint32_t>(serial), hi = static_cast<std::uint32_t>(serial >> 32);
-  return Node{{lo, hi, 0, 0, lo * kCheck + hi}, 0, 0};
-}
-constexpr std::uint64_t kCorrupt = ~std::uint64_t{0};
-std::uint64_t serial_of(const Node& n) {
-  if (n.id[4] != n.id[0] * kCheck + n.id[1]) return kCorrupt;
-  return std::uint64_t{n.id[1]} << 32 | n.id[0];
-}
-
-double since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Serials: the initial items are 0 .. fill-1; thread t's k-th add is
 // fill + k * threads + t, so no two adds share a serial without a shared counter.
@@ -42,9 +26,7 @@ std::uint64_t added_serial(std::uint64_t fill, int threads, int t, std::uint64_t
   return fill + k * static_cast<std::uint64_t>(threads) + static_cast<std::uint64_t>(t);
 }
 
-struct alignas(kCacheLine) Counter {
-  std::atomic<std::int64_t> value{0};
-};
+using Counter = Padded<std::atomic<std::int64_t>>;
 
 PoolTrial run_trial(const PoolSettings& s, int trial) {
   const int p = s.threads;
@@ -59,7 +41,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
   out.threads.resize(static_cast<std::size_t>(p));
   std::vector<std::vector<std::uint64_t>> removed(static_cast<std::size_t>(p)), left(static_cast<std::size_t>(p));
   std::vector<std::vector<SegmentSample>> trace(static_cast<std::size_t>(p));
-  std::chrono::steady_clock::time_point start;
+  Clock::time_point start;
   const RemoteDelay delay{s.remote_delay_ns};  // every other segment is remote (its own processor's memory)
   const std::uint64_t sample_every =
       std::max<std::uint64_t>(1, s.ops / (static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(s.samples)));
@@ -75,17 +57,17 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
     st.producer = producer[me];
     const std::uint64_t lo = s.fill * me / static_cast<std::uint64_t>(p);
     const std::uint64_t hi = s.fill * (me + 1) / static_cast<std::uint64_t>(p);
-    for (std::uint64_t k = lo; k < hi; ++k) seg->push(item(k));
-    std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(trial) * 1000003u + me);
+    for (std::uint64_t k = lo; k < hi; ++k) seg->push(make_item(k));
+    Rng rng(Rng::mix(s.seed) ^ (static_cast<std::uint64_t>(trial) * 1000003u + me));
     VictimSelector victims(s.victim == VictimOrder::hier ? VictimOrder::random : s.victim, id, p, &manber,
-                           rng() | 1);
+                           rng.next());
 #pragma omp barrier
 #pragma omp single
-    start = std::chrono::steady_clock::now();
+    start = Clock::now();
     std::uint64_t own_ops = 0;
     auto sample = [&] {
       // relaxed inside shared_size(): the size is a snapshot for the trace.
-      trace[me].push_back({since(start), id, seg->private_size() + seg->shared_size()});
+      trace[me].push_back({seconds_since(start), id, seg->private_size() + seg->shared_size()});
     };
     sample();
     // A remove that found its segment empty: search and steal. false: abort.
@@ -135,12 +117,12 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
     for (;;) {
       // relaxed: a ticket; exactly `ops` are handed out.
       if (static_cast<std::uint64_t>(next_op.value.fetch_add(1, std::memory_order_relaxed)) >= s.ops) break;
-      const bool add = s.producers ? st.producer : static_cast<int>(rng() % 100) < s.mix;
-      const auto t0 = std::chrono::steady_clock::now();
+      const bool add = s.producers ? st.producer : static_cast<int>(rng.below(100)) < s.mix;
+      const auto t0 = Clock::now();
       if (add) {
-        seg->push(item(added_serial(s.fill, p, id, st.adds)));
+        seg->push(make_item(added_serial(s.fill, p, id, st.adds)));
         ++st.adds;
-        st.add_seconds += since(t0);
+        st.add_seconds += seconds_since(t0);
       } else {
         Node x;
         bool got = seg->pop(x);
@@ -151,7 +133,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
         if (got) {
           removed[me].push_back(serial_of(x));
           ++st.removes;
-          st.remove_seconds += since(t0);
+          st.remove_seconds += seconds_since(t0);
         } else {
           ++st.aborted;
         }
@@ -164,7 +146,7 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
     active.value.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as `searching`
 #pragma omp barrier
 #pragma omp single
-    out.seconds = since(start);
+    out.seconds = seconds_since(start);
     // Every steal is over: each owner drains its own segment.
     Node x;
     while (seg->pop(x)) left[me].push_back(serial_of(x));
@@ -185,32 +167,20 @@ PoolTrial run_trial(const PoolSettings& s, int trial) {
   for (int t = 0; t < p; ++t)
     first[static_cast<std::size_t>(t) + 1] = first[static_cast<std::size_t>(t)] + out.threads[static_cast<std::size_t>(t)].adds;
   const std::uint64_t created = first[static_cast<std::size_t>(p)];
-  std::vector<std::uint8_t> seen(created, 0);
-  std::uint64_t bad = 0;  // corrupt items, or serials nobody created
+  Ledger ledger(created);
   auto mark = [&](std::uint64_t serial) {
-    std::uint64_t index = serial;
-    if (serial == kCorrupt) {
-      ++bad;
-      return;
-    }
-    if (serial >= s.fill) {
-      const std::uint64_t rel = serial - s.fill, t = rel % static_cast<std::uint64_t>(p), k = rel / static_cast<std::uint64_t>(p);
-      if (k >= out.threads[t].adds) {
-        ++bad;
-        return;
-      }
-      index = first[t] + k;
-    }
-    if (seen[index] < 255) ++seen[index];
+    if (serial == kCorruptItem) return ledger.corrupt();
+    if (serial < s.fill) return ledger.count(serial);
+    const std::uint64_t rel = serial - s.fill, t = rel % static_cast<std::uint64_t>(p), k = rel / static_cast<std::uint64_t>(p);
+    ledger.count(k < out.threads[t].adds ? first[t] + k : created);  // created: a serial nobody made
   };
   for (const auto& v : removed)
     for (std::uint64_t x : v) mark(x);
   for (const auto& v : left)
     for (std::uint64_t x : v) mark(x);
-  for (std::uint8_t c : seen) {
-    out.lost += c == 0;
-    out.duplicated += c > 1;
-  }
+  out.lost = ledger.lost();
+  out.duplicated = ledger.duplicated();
+  const std::uint64_t bad = ledger.corrupted() + ledger.strays();  // corrupt items, or serials nobody created
   const std::uint64_t adds_total = created - s.fill;
   out.initial = s.fill;
   out.added = adds_total;

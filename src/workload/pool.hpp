@@ -1,4 +1,4 @@
-// The concurrent-pool experiment (spec section 7): Kotz and Ellis's study of
+// The concurrent-pool experiment (docs/engine.md, section 8): Kotz and Ellis's study of
 // Manber's concurrent pool on the BBN Butterfly, rerun with today's split
 // deque as the segment. Threads share nothing but the pool: one segment per
 // thread, halving steals (or --steal), linear / random / Manber tree search.
@@ -15,85 +15,15 @@
 // full round of the search found nothing (the study's rule).
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <string>
 #include <vector>
 
-#include "parallel/policy.hpp"
+#include "workload/pool_types.hpp"
 
 namespace uts {
-
-enum class Arrangement { contiguous, spread };
-
-struct PoolSettings {
-  int threads = 1;
-  std::uint64_t ops = 5000;
-  std::uint64_t fill = 320;
-  int trials = 10;
-  int mix = 50;                      // random model: percent of adds
-  std::optional<int> producers;      // producer/consumer model when set
-  Arrangement arrangement = Arrangement::contiguous;
-  StealPolicy steal;                 // default half
-  VictimOrder victim = VictimOrder::random;
-  std::uint64_t remote_delay_ns = 0;  // before every access to another segment
-  std::uint64_t seed = 1;
-  int samples = 100;                 // segment-size samples per thread per trial (the trace)
-};
-
-// Aligned: each thread writes its own during timed operations.
-struct alignas(64) PoolThreadStats {
-  bool producer = false;
-  std::uint64_t adds = 0, removes = 0, aborted = 0;
-  std::uint64_t removes_stole = 0;    // removes that found the own segment empty and stole
-  std::uint64_t steals = 0, elements_stolen = 0;
-  std::uint64_t segments_examined = 0;           // every probe, searches that aborted included
-  std::uint64_t segments_examined_stealing = 0;  // probes of the searches that ended in a steal
-  double add_seconds = 0, remove_seconds = 0;  // summed over this thread's operations
-};
-
-struct SegmentSample {
-  double seconds;  // since the trial started
-  int thread;
-  std::uint32_t size;
-};
-
-struct PoolTrial {
-  std::uint64_t initial = 0, added = 0, removed = 0, aborted = 0, remaining = 0;
-  bool conserved = false;             // every item removed or remaining exactly once
-  std::uint64_t duplicated = 0, lost = 0;
-  double seconds = 0;
-  double mean_add_us = 0;             // mean over threads (that added) of each one's mean
-  double mean_remove_us = 0;          // likewise for removes
-  double removes_stole_pct = 0;       // removes that stole, percent of removes
-  double segments_per_steal = 0;      // segments examined by the searches that stole, per steal
-  double elements_per_steal = 0;
-  std::uint64_t steals = 0, segments_examined_stealing = 0, elements_stolen = 0;
-  std::vector<PoolThreadStats> threads;
-  std::vector<SegmentSample> trace;
-};
-
-struct PoolResult {
-  std::vector<PoolTrial> trials;
-  bool conserved() const {
-    for (const PoolTrial& t : trials)
-      if (!t.conserved) return false;
-    return true;
-  }
-  // Means over the trials (times and percentages), and ratios of the totals
-  // over all trials (per-steal measures: a trial without steals has none).
-  double mean_add_us() const;
-  double mean_remove_us() const;
-  double removes_stole_pct() const;
-  double segments_per_steal() const;
-  double elements_per_steal() const;
-};
 
 // Which threads produce: contiguous 0..K-1, or spread evenly around the ring.
 std::vector<bool> producer_map(int threads, int producers, Arrangement arrangement);
 
 PoolResult run_pool(const PoolSettings& settings);
-
-const char* to_string(Arrangement a);
 
 }  // namespace uts

@@ -53,6 +53,12 @@ verify split_deque safety deque-protocol clean
 verify split_deque safety deque-reclaim-moves-split-down-mutant caught -DBUG_RECLAIM_MOVES_SPLIT_DOWN
 verify split_deque safety deque-validate-ring-before-word-mutant caught -DBUG_VALIDATE_RING_BEFORE_WORD
 verify split_deque safety deque-free-without-hazard-mutant caught -DBUG_FREE_WITHOUT_HAZARD
+# The owner giving its shallowest nodes away (take_shallowest), twice, racing
+# one thief (with two thieves: 55 million states, 90 s; run it by hand with
+# -DGIVES=1 when changing the give).
+verify split_deque safety deque-give clean -DTHIEVES=1 -DGIVES=2
+verify split_deque safety deque-give-without-cas-mutant caught -DTHIEVES=1 -DGIVES=2 -DBUG_GIVE_WITHOUT_CAS
+verify split_deque safety deque-give-keeps-split-mutant caught -DTHIEVES=1 -DGIVES=2 -DBUG_GIVE_KEEPS_SPLIT
 
 # Termination: 3 threads, 2 initial items, 2 children in all; epochs up to 4
 # (up to 3 for the liveness search, whose state space is several times larger).

@@ -47,6 +47,12 @@
  *  - sequential consistency for every access (the code uses seq_cst where
  *    this order matters and acquire/release elsewhere).
  *
+ *  - give (take_shallowest, an MPI rank's agent handing nodes to another
+ *    rank), at most GIVES times a run, at any step: load W; n = 1 or 2 of the held nodes, shared ones first, private
+ *    ones only once every shared one goes; read slots top..top+n-1; CAS W
+ *    from the loaded value to (top+n, split+p), p the private nodes taken;
+ *    failure -> reload and retry; success -> the n nodes are taken (given).
+ *
  * Mutations that must be caught (check.sh verifies they are):
  *   -DBUG_RECLAIM_MOVES_SPLIT_DOWN  reclaim the old way: CAS (t,s) ->
  *        (t, s - ceil((s-t)/2)) and pop the reclaimed nodes in place; W can
@@ -56,12 +62,19 @@
  *        meanwhile, positions that were pushed only into the new ring
  *   -DBUG_FREE_WITHOUT_HAZARD  growth frees the old ring at once, without
  *        scanning the hazard slots
+ *   -DBUG_GIVE_WITHOUT_CAS  give stores the new W blindly instead of by CAS:
+ *        a thief's claim of the same shared nodes also succeeds
+ *   -DBUG_GIVE_KEEPS_SPLIT  give takes private nodes by raising top alone,
+ *        past split: W no longer says what is shared
  */
 #ifndef N
 #define N 4
 #endif
 #ifndef THIEVES
 #define THIEVES 2
+#endif
+#ifndef GIVES
+#define GIVES 0           /* owner gives (take_shallowest) per run; check.sh runs 2 with one thief */
 #endif
 #define NRINGS 2
 #define CAPMAX 4
@@ -149,7 +162,7 @@ inline make_room() {
 
 proctype Owner() {
   byte bottom = 0, osplit = 0, oring = 0, safe_end = 0, next_id = 1;
-  byte t, s, tp, needed, p, r, h, n, i;
+  byte t, s, tp, needed, p, r, h, n, i, g, fp, gives;
   bool ref, ok, in_reclaim;
   byte scratch[N];
   safe_end = cap[0];
@@ -169,6 +182,54 @@ proctype Owner() {
      n = 0
   :: bottom - osplit >= 2 ->                           /* share the shallowest half */
      atomic { split = osplit + (bottom - osplit) / 2; osplit = split }
+  :: gives < GIVES && (bottom != osplit || top != split) ->  /* give the shallowest nodes away */
+     gives++;
+     if :: g = 1 :: g = 2 fi;
+     do
+     ::
+        atomic { t = top; s = split };                 /* load W */
+        n = (s - t) + (bottom - osplit);               /* held */
+        if :: n > g -> n = g :: else fi;
+        if :: n == 0 -> break :: else fi;
+        fp = 0;
+        if :: n > s - t -> fp = n - (s - t) :: else fi;
+        i = 0;
+        do
+        :: i < n -> scratch[i] = ring[oring].s[(t + i) % cap[oring]]; i++
+        :: else -> break
+        od;
+#ifdef BUG_GIVE_WITHOUT_CAS
+        atomic { top = t + n; split = s + fp; ok = true };
+#elif defined(BUG_GIVE_KEEPS_SPLIT)
+        atomic {
+          if
+          :: top == t && split == s -> top = t + n; ok = true
+          :: else -> ok = false
+          fi
+        };
+#else
+        atomic {
+          if
+          :: top == t && split == s -> top = t + n; split = s + fp; ok = true
+          :: else -> ok = false
+          fi
+        };
+#endif
+        if
+        :: ok ->
+           osplit = osplit + fp;
+           i = 0;
+           do
+           :: i < n -> take(scratch[i]); scratch[i] = 0; i++
+           :: else -> break
+           od;
+           break
+        :: else ->                                     /* a thief claimed first: retry */
+           d_step { i = 0; do :: i < N -> scratch[i] = 0; i++ :: else -> break od; i = 0 }
+        fi
+     od;
+     t = 0;
+     d_step { s = 0; n = 0; g = 0; fp = 0; i = 0; ok = false }
   :: bottom == osplit ->                               /* private part dry: reclaim */
      atomic { t = top; s = split };                    /* load W */
      do

@@ -1,0 +1,40 @@
+// The MPI entry (a build with -Dmpi): this process is one rank of a job.
+#include <memory>
+#include <stdexcept>
+
+#include "app/app.hpp"
+#include "app/progress.hpp"
+#include "distrib/mpi/run.hpp"
+
+namespace uts::app {
+
+int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, std::ofstream& record, int& argc, char**& argv,
+                Voice& voice) {
+  distrib::MpiSession session(argc, argv);
+  if (!session.ok()) return voice.usage_error("MPI could not start with MPI_THREAD_FUNNELED");
+  cfg.engine.ranks.under_mpi = true;
+  cfg.engine.ranks.rank = session.rank();
+  cfg.engine.ranks.count = session.ranks();
+  voice.speaks = session.rank() == 0;
+  voice.silent_rank_waits = false;  // from here every rank returns and finalises
+  int code = kExitOk;
+  try {
+    RunResult result;
+    {
+      ProgressBoard board(cfg.engine.threads);
+      std::unique_ptr<ProgressReporter> reporter;
+      if (progress && voice.speaks) reporter = std::make_unique<ProgressReporter>(board);
+      result = distrib::run_ranks(tree, cfg.engine, cfg.stop, board);
+    }
+    if (voice.speaks) code = report_run(cfg, result, record);
+    else code = result.status == RunStatus::interrupted ? kExitInterrupted : kExitOk;
+  } catch (const std::exception& e) {  // the same on every rank (e.g. OMP_THREAD_LIMIT)
+    code = voice.usage_error(e.what());
+  }
+  // mpirun ends the job when the first rank exits non-zero: nobody leaves
+  // before rank 0 has printed.
+  session.barrier();
+  return code;
+}
+
+}  // namespace uts::app

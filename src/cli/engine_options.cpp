@@ -1,0 +1,103 @@
+#include <cxxopts.hpp>
+
+#include <limits>
+
+#include "cli/convert.hpp"
+#include "cli/sections.hpp"
+#include "cli/usage_error.hpp"
+#include "steal/registry.hpp"
+
+namespace uts::cli {
+
+namespace {
+
+// The reference reads -i, -I and -x as C ints; any int >= 0 is accepted.
+constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
+
+// -c K: the reference's chunk size, here --steal chunk:K.
+StealPolicy chunk_of(const cxxopts::ParseResult& r) {
+  const std::int64_t k = int_in_range(r, "chunk", 1, 999999999);  // parse_steal's range
+  return StealPolicy{StealAmount::chunk, static_cast<std::uint32_t>(k)};
+}
+
+}  // namespace
+
+void check_protocol_steal(const ProtocolTraits& p, const StealPolicy& steal, const std::string& given) {
+  if (!p.accepts(steal.amount))
+    throw UsageError("--protocol " + std::string(p.name) + " and " + given + " do not go together: " +
+                     std::string(p.amount_rule));
+}
+
+void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_threads) {
+  e.sequential = r.count("sequential") > 0;
+  e.threads = r.count("threads") ? threads_of(r, "threads") : default_threads;
+  // -T and -c come only from the command line (files turn chunk into steal),
+  // where check_spellings_agree has made sure they agree with --threads and
+  // --steal; so they win over any file's value.
+  if (r.count("T")) e.threads = threads_of(r, "T");
+  const std::string name = value_of<std::string>(r, "protocol");
+  const ProtocolTraits* protocol = name.empty() ? nullptr : find_protocol(name);
+  if (!protocol) throw UsageError("--protocol: '" + name + "' is not " + protocol_names());
+  e.protocol = std::string(protocol->name);
+  e.steal = protocol->default_steal;
+  std::string steal_given;  // how the user spelled it, for messages
+  if (r.count("steal")) {
+    steal_given = "--steal " + value_of<std::string>(r, "steal");
+    if (auto v = parse_steal(value_of<std::string>(r, "steal"))) e.steal = *v;
+    else throw UsageError("--steal: '" + value_of<std::string>(r, "steal") + "' is not half, one or chunk:K with K >= 1");
+  }
+  if (r.count("chunk")) {
+    e.steal = chunk_of(r);
+    steal_given = "-c " + std::to_string(e.steal.chunk);
+  }
+  if (!steal_given.empty()) check_protocol_steal(*protocol, e.steal, steal_given);
+  if (r.count("stealing")) {
+    const std::string stealing = value_of<std::string>(r, "stealing");
+    if (stealing == "0") e.stealing = false;
+    else if (stealing == "1") e.stealing = true;
+    else throw UsageError("-s/--stealing: '" + stealing + "' is not 0 (work stealing off) or 1 (on)");
+  }
+  if (r.count("barrier-interval"))
+    e.reference.barrier_interval = int_in_range(r, "barrier-interval", 0, kMaxReferenceInt);
+  if (r.count("poll-interval")) {
+    if (protocol->polls)
+      e.poll_interval = static_cast<std::uint32_t>(int_in_range(r, "poll-interval", 1, kMaxReferenceInt));
+    else
+      e.reference.poll_interval = int_in_range(r, "poll-interval", 0, kMaxReferenceInt);
+  }
+  if (r.count("debug")) e.reference.debug_level = int_in_range(r, "debug", 0, kMaxReferenceInt);
+  e.victim = protocol->default_victim;
+  if (r.count("victim")) {
+    const std::string victim = value_of<std::string>(r, "victim");
+    if (auto v = parse_victim(victim)) e.victim = *v;
+    else throw UsageError("--victim: '" + victim + "' is not random, linear, tree or hier");
+  }
+  const std::string init = value_of<std::string>(r, "init");
+  if (auto v = parse_init(init)) e.init = *v;
+  else throw UsageError("--init: '" + init + "' is not root or balanced");
+  const std::string sha1_path = value_of<std::string>(r, "sha1");
+  if (auto v = sha1::parse_path(sha1_path)) e.sha1 = *v;
+  else throw UsageError("--sha1: '" + sha1_path + "' is not auto, shani or cryptopp");
+  if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
+  if (r.count("rank-poll")) e.ranks.poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
+}
+
+void check_spellings_agree(const cxxopts::ParseResult& cl) {
+  if (cl.count("chunk") && cl.count("steal")) {
+    const StealPolicy chunk = chunk_of(cl);
+    const std::string steal = value_of<std::string>(cl, "steal");
+    const auto policy = parse_steal(steal);
+    if (policy && !(*policy == chunk))
+      throw UsageError("-c/--chunk " + std::to_string(chunk.chunk) + " and --steal " + steal +
+                       " disagree (-c K means --steal chunk:K)");
+  }
+  if (cl.count("T") && cl.count("threads")) {
+    const int t = threads_of(cl, "T");
+    const int threads = threads_of(cl, "threads");
+    if (t != threads)
+      throw UsageError("-T " + std::to_string(t) + " and --threads " + std::to_string(threads) +
+                       " disagree (-T N means --threads N)");
+  }
+}
+
+}  // namespace uts::cli

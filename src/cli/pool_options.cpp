@@ -1,0 +1,62 @@
+#include <cxxopts.hpp>
+
+#include "cli/convert.hpp"
+#include "cli/sections.hpp"
+#include "cli/usage_error.hpp"
+#include "steal/registry.hpp"
+
+namespace uts::cli {
+
+// --workload pool and its options (checked on the merged command line and
+// files: they depend on --threads and each other).
+void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
+  static const char* const kPoolOnly[] = {"ops", "fill", "trials", "mix", "producers", "arrangement", "trace"};
+  const std::string workload = value_of<std::string>(r, "workload");
+  if (workload == "uts") cfg.workload = Workload::uts;
+  else if (workload == "pool") cfg.workload = Workload::pool;
+  else throw UsageError("--workload: '" + workload + "' is not uts or pool");
+  if (cfg.workload == Workload::uts) {
+    for (const char* key : kPoolOnly)
+      if (r.count(key)) throw UsageError(std::string("--") + key + " applies only to --workload pool");
+    return;
+  }
+  const EngineSettings& e = cfg.engine;
+  if (e.sequential) throw UsageError("--workload pool and --sequential do not go together (the pool is parallel)");
+  if (e.protocol != SplitProtocol::traits.name)
+    throw UsageError("--workload pool and --protocol " + e.protocol +
+                     " do not go together: the pool's segments are split deques");
+  if (e.victim == VictimOrder::hier)
+    throw UsageError("--workload pool and --victim hier do not go together (use linear, random or tree)");
+  PoolSettings& p = cfg.pool;
+  p.threads = e.threads;
+  p.steal = e.steal;
+  p.victim = e.victim;
+  p.remote_delay_ns = e.locality.remote_delay_ns;
+  p.seed = static_cast<std::uint64_t>(cfg.tree.seed);
+  if (r.count("ops")) p.ops = static_cast<std::uint64_t>(int_in_range(r, "ops", 1, 1000000000));
+  if (r.count("fill")) p.fill = static_cast<std::uint64_t>(int_in_range(r, "fill", 0, 1000000000));
+  if (r.count("trials")) p.trials = static_cast<int>(int_in_range(r, "trials", 1, 1000000));
+  if (r.count("mix") && r.count("producers"))
+    throw UsageError("--mix and --producers do not go together (the random model or the producer/consumer model)");
+  if (r.count("mix")) p.mix = static_cast<int>(int_in_range(r, "mix", 0, 100));
+  if (r.count("producers")) {
+    const std::int64_t k = value_of<std::int64_t>(r, "producers");
+    if (k < 1 || k > e.threads)
+      throw UsageError("--producers " + std::to_string(k) + ": must be from 1 to --threads (" +
+                       std::to_string(e.threads) + ")");
+    p.producers = static_cast<int>(k);
+  }
+  if (r.count("arrangement")) {
+    if (!p.producers) throw UsageError("--arrangement applies only with --producers K");
+    const std::string a = value_of<std::string>(r, "arrangement");
+    if (a == "contiguous") p.arrangement = Arrangement::contiguous;
+    else if (a == "spread") p.arrangement = Arrangement::spread;
+    else throw UsageError("--arrangement: '" + a + "' is not contiguous or spread");
+  }
+  if (r.count("trace")) {
+    cfg.trace_file = value_of<std::string>(r, "trace");
+    if (cfg.trace_file.empty()) throw UsageError("--trace: empty file name");
+  }
+}
+
+}  // namespace uts::cli

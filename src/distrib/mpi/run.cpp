@@ -1,0 +1,114 @@
+#include "distrib/mpi/run.hpp"
+
+#include <mpi.h>
+
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "distrib/agent.hpp"
+#include "distrib/mpi/mpi_transport.hpp"
+#include "engine/engine.hpp"
+
+namespace uts::distrib {
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int provided = MPI_THREAD_SINGLE;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  ok_ = provided >= MPI_THREAD_FUNNELED;
+}
+
+MpiSession::~MpiSession() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Finalize();
+}
+
+bool MpiSession::any(bool mine) const {
+  int in = mine ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return out != 0;
+}
+
+void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
+namespace {
+
+static_assert(std::is_trivially_copyable_v<ThreadStats> && std::is_trivially_copyable_v<RankStats>,
+              "statistics are gathered as bytes");
+
+template <class T>
+std::vector<T> gather(const T* mine, int count, int ranks, int rank) {
+  std::vector<T> all(rank == 0 ? static_cast<std::size_t>(count) * static_cast<std::size_t>(ranks) : 0);
+  MPI_Gather(mine, count * static_cast<int>(sizeof(T)), MPI_BYTE, all.data(), count * static_cast<int>(sizeof(T)),
+             MPI_BYTE, 0, MPI_COMM_WORLD);
+  return all;
+}
+
+// Ranks' domains side by side: rank r's domain d becomes offset_r + d.
+DomainMap merge_domains(const DomainMap& mine, int threads, int ranks, int rank) {
+  const std::vector<int> counts = gather(&mine.count, 1, ranks, rank);
+  const std::vector<int> of = gather(mine.of_thread.data(), threads, ranks, rank);
+  DomainMap m;
+  if (rank != 0) return mine;
+  m.count = 0;
+  for (int r = 0; r < ranks; ++r) {
+    for (int t = 0; t < threads; ++t) m.of_thread.push_back(m.count + of[static_cast<std::size_t>(r * threads + t)]);
+    m.count += counts[static_cast<std::size_t>(r)];
+  }
+  m.fill_members();
+  m.source = mine.source + ", per rank";
+  return m;
+}
+
+}  // namespace
+
+RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRule& stop, ProgressBoard& progress) {
+  const int rank = engine.ranks.rank, ranks = engine.ranks.count, threads = engine.threads;
+  // One rank needs no agent: the engine runs exactly as without MPI.
+  std::unique_ptr<RemoteLink> agent = ranks > 1 ? make_rank_agent(make_mpi_transport(), engine, stop) : nullptr;
+  MPI_Barrier(MPI_COMM_WORLD);  // start together: the time is the slowest rank's
+  RunResult mine = run_parallel(tree, engine, stop, progress, agent.get());
+  mine.truncations = tree.truncations();
+  RankStats rs = agent ? agent->stats() : RankStats{};
+  rs.threads = threads;
+  agent.reset();
+
+  // Exact 64-bit reductions (unsigned sums wrap mod 2^64, as the checksum must).
+  std::uint64_t sums[4] = {mine.counts.nodes, mine.counts.leaves, mine.counts.checksum, mine.truncations};
+  std::uint64_t total[4] = {};
+  MPI_Reduce(sums, total, 4, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  std::uint32_t depth = 0;
+  MPI_Reduce(&mine.counts.max_depth, &depth, 1, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  double seconds = 0;
+  MPI_Reduce(&mine.seconds, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  // complete < max_nodes < interrupted: the most severe status wins.
+  static_assert(static_cast<int>(RunStatus::complete) < static_cast<int>(RunStatus::max_nodes) &&
+                static_cast<int>(RunStatus::max_nodes) < static_cast<int>(RunStatus::interrupted));
+  const int status_in = static_cast<int>(mine.status);
+  int status = 0;
+  MPI_Allreduce(&status_in, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<ThreadStats> threads_all = gather(mine.threads.data(), threads, ranks, rank);
+  std::vector<RankStats> ranks_all = gather(&rs, 1, ranks, rank);
+  std::optional<DomainMap> domains;
+  if (mine.domains) domains = merge_domains(*mine.domains, threads, ranks, rank);
+
+  RunResult out = mine;
+  out.status = static_cast<RunStatus>(status);
+  if (rank != 0) return out;
+  out.counts.nodes = total[0];
+  out.counts.leaves = total[1];
+  out.counts.checksum = total[2];
+  out.truncations = total[3];
+  out.counts.max_depth = depth;
+  out.seconds = seconds;
+  out.threads = std::move(threads_all);
+  out.ranks = std::move(ranks_all);
+  out.domains = std::move(domains);
+  return out;
+}
+
+}  // namespace uts::distrib

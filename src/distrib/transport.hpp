@@ -1,0 +1,39 @@
+// The messages between ranks, free of MPI: the rank agent (agent.hpp) speaks
+// only through this interface. distrib/mpi/ implements it over MPI; the unit
+// tests implement it in memory, so the agent's protocol and Safra's token
+// policy run there without MPI.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+namespace uts::distrib {
+
+enum class Tag : int { request = 1, answer, token, done, stop, count };
+
+struct Message {
+  int source = 0;
+  Tag tag = Tag::request;
+  std::vector<char> bytes;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  // Send `bytes` to rank `to`. Synchronous mode: the send completes only
+  // once the receiver has matched it, which is what closing relies on.
+  virtual void send(int to, Tag tag, std::vector<char> bytes) = 0;
+  // The next message that has arrived, if any (probe, then receive).
+  virtual std::optional<Message> receive() = 0;
+  // Every send so far has completed (been matched).
+  virtual bool sends_complete() = 0;
+  // A non-blocking barrier over all ranks: join once, then test.
+  virtual void join_barrier() = 0;
+  virtual bool barrier_complete() = 0;
+  // A protocol violation (a bug): end the whole job with `code`.
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+}  // namespace uts::distrib

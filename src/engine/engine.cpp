@@ -1,0 +1,88 @@
+#include "engine/engine.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "base/clock.hpp"
+#include "engine/worker.hpp"
+#include "steal/registry.hpp"
+#include "topology/domains.hpp"
+
+namespace uts {
+
+namespace {
+
+template <StealProtocol P>
+RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress,
+                   RemoteLink* link) {
+  const int threads = settings.threads;
+  std::optional<DomainMap> domains;
+  if (settings.uses_domains()) domains = build_domain_map(settings.locality.domains, threads);
+  Shared<P> shared(threads, tree, settings, stop, progress, std::move(domains), link && link->ranks() > 1);
+  RunResult out;
+  out.threads.resize(static_cast<std::size_t>(threads));
+  Clock::time_point start;
+  int granted = threads;
+
+  omp_set_dynamic(0);
+#pragma omp parallel num_threads(threads)
+  {
+    const int id = omp_get_thread_num();
+#pragma omp single
+    granted = omp_get_num_threads();
+    // Each worker is allocated and first touched by its own thread.
+    auto* me = new Worker<P>(shared.protocol, id);
+    shared.workers[static_cast<std::size_t>(id)] = me;
+#pragma omp barrier
+    if (granted == threads) {
+#pragma omp single
+      start = Clock::now();
+      ThreadRun<P> run(id, threads, shared, link);
+      try {
+        run.seed_work();
+#pragma omp barrier
+        run.run();
+      } catch (const std::exception& e) {
+        // Out of memory or a deque past 2^30 slots: no partial result could
+        // be trusted, and the other threads cannot be unwound out of the
+        // region, so say why and leave at once.
+        std::fprintf(stderr, "uts: %s\n", e.what());
+        std::_Exit(3);
+      }
+    }
+#pragma omp barrier
+#pragma omp single
+    out.seconds = seconds_since(start);
+    out.threads[static_cast<std::size_t>(id)] = me->stats;
+#pragma omp critical(uts_merge_counts)
+    out.counts.merge(me->counts);
+#pragma omp barrier
+    delete me;
+  }
+  if (granted != threads)
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
+                             std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
+  out.status = shared.stop_flag.reason();
+  out.domains = shared.domains;
+  return out;
+}
+
+}  // namespace
+
+RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+                       ProgressBoard& progress, RemoteLink* link) {
+  const int threads = settings.threads;
+  // Checked up front: libomp would print its own warning and shrink the team.
+  if (threads > omp_get_thread_limit())
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
+                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
+  return with_protocol(settings.protocol, [&]<StealProtocol P>() {
+    return run_with<P>(tree, settings, stop, progress, link);
+  });
+}
+
+}  // namespace uts

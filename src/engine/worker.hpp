@@ -1,0 +1,373 @@
+// The one worker loop, generic over the steal protocol (steal/protocol.hpp):
+// each thread alternates two phases, exploit (expand nodes of its own deque,
+// depth-first) and explore (search other threads' deques for work, backing
+// off to sleep, until a steal succeeds or the run is over). Termination,
+// sleeping, stop requests, statistics and the MPI rank seam are the same for
+// every protocol. engine.cpp runs it in an OpenMP region.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "base/cache_line.hpp"
+#include "base/clock.hpp"
+#include "base/interrupt.hpp"
+#include "engine/remote_link.hpp"
+#include "engine/stop_flag.hpp"
+#include "run/locality.hpp"
+#include "run/progress.hpp"
+#include "run/settings.hpp"
+#include "run/stats.hpp"
+#include "run/status.hpp"
+#include "steal/idle/backoff.hpp"
+#include "steal/idle/sleep.hpp"
+#include "steal/idle/termination.hpp"
+#include "steal/protocol.hpp"
+#include "steal/victims/victims.hpp"
+#include "tree/counts.hpp"
+#include "tree/expand.hpp"
+#include "tree/tree.hpp"
+
+namespace uts {
+
+namespace engine_detail {
+
+constexpr unsigned kPollMask = 255;       // stop checks, progress and wake-ups every 256 expansions
+constexpr unsigned kMaxNodesMask = 4095;  // --max-nodes sums all threads' counts every 4096
+constexpr unsigned kWakeSpacing = 4;      // polls between two wake-ups sent by one owner
+constexpr unsigned kIdlePollMask = 63;    // an idle thread checks SIGINT and stop every 64 search steps
+constexpr std::chrono::microseconds kSleepTimeout{20000};  // a safety net; wake-ups are explicit
+constexpr std::chrono::microseconds kAgentNap{20};         // an MPI agent naps, never sleeps
+
+}  // namespace engine_detail
+
+// Per-thread state, allocated and first written by its owner.
+template <class P>
+struct Worker {
+  Worker(typename P::Context& ctx, int id) : deque(ctx, id) {}
+  typename P::Deque deque;
+  // Owner-private from here on.
+  alignas(kCacheLine) Counts counts;
+  ThreadStats stats;
+};
+
+// What every thread of one run shares.
+template <class P>
+struct Shared {
+  Shared(int threads, const Tree& tree, const EngineSettings& settings, const StopRule& stop,
+         ProgressBoard& progress, std::optional<DomainMap> domain_map, bool multi_rank)
+      : tree(tree),
+        settings(settings),
+        stop(stop),
+        progress(progress),
+        multi_rank(multi_rank),
+        domains(std::move(domain_map)),
+        protocol(threads, settings),
+        workers(static_cast<std::size_t>(threads), nullptr),
+        termination(threads),
+        victims(threads, settings.victim, settings.steal, settings.locality.steal_local,
+                settings.locality.steal_remote, domains ? &*domains : nullptr) {}
+  const Tree& tree;
+  const EngineSettings& settings;
+  const StopRule& stop;
+  ProgressBoard& progress;
+  const bool multi_rank;            // the job has other ranks
+  std::optional<DomainMap> domains;  // settings.uses_domains(): the thread -> domain map
+  typename P::Context protocol;
+  std::vector<Worker<P>*> workers;
+  Termination termination;
+  VictimBoard victims;
+  StopFlag stop_flag;
+  SleepBoard sleep;
+  // Threads whose loop has ended (MPI: thread 0 stays its rank's agent until
+  // all have). A count only: the results are merged after the OpenMP barrier.
+  Padded<std::atomic<int>> finished;
+};
+
+// Thread 0 of a rank in a job of several ranks is its rank's agent: it lends
+// the RemoteLink its deque and state (LinkHost). Every other thread, and
+// every thread of a single-process run, has an empty seat.
+class RankSeat {
+ public:
+  RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), every_(poll_every) {}
+  bool taken() const { return link_ != nullptr; }
+  // After each expansion: every --rank-poll expansions, answer other ranks.
+  void after_expansion(LinkHost& host) {
+    if (link_ && ++polls_ >= every_) {
+      polls_ = 0;
+      link_->poll_busy(host);
+    }
+  }
+  // Idle: true when another rank's nodes arrived (take() marked us busy).
+  bool idle_poll(LinkHost& host, bool dry) { return link_ && link_->poll_idle(host, dry); }
+  void poll_busy(LinkHost& host) { link_->poll_busy(host); }
+  void close(LinkHost& host) { link_->close(host); }
+
+ private:
+  RemoteLink* link_;
+  std::uint32_t every_;
+  std::uint32_t polls_ = 0;
+};
+
+template <StealProtocol P>
+class ThreadRun final : public LinkHost {
+ public:
+  ThreadRun(int id, int threads, Shared<P>& shared, RemoteLink* link)
+      : id_(id),
+        threads_(threads),
+        sh_(shared),
+        seat_(id == 0 && shared.multi_rank ? link : nullptr, shared.settings.ranks.poll),
+        self_(*shared.workers[static_cast<std::size_t>(id)]),
+        busy_(shared.termination, id),
+        victims_(shared.victims, id, threads) {}
+
+  // The root, or this thread's block of the root's children (--init).
+  void seed_work() {
+    const Node root = sh_.tree.root();
+    // Across ranks the processing elements are ranks x threads, rank-major.
+    const int rank = sh_.settings.ranks.rank, ranks = sh_.multi_rank ? sh_.settings.ranks.count : 1;
+    const int pes = ranks * threads_, pe = rank * threads_ + id_;
+    if (sh_.settings.init == InitSpread::root || pes == 1) {
+      if (pe == 0 && visit(root, self_.counts)) self_.deque.push(root);
+      return;
+    }
+    // Balanced: contiguous blocks of the root's children, sizes differing by
+    // at most one (the first k mod P processing elements get one more).
+    if (pe == 0) visit(root, self_.counts);
+    const std::uint32_t k = root.children;
+    const auto p = static_cast<std::uint32_t>(pes);
+    const auto t = static_cast<std::uint32_t>(pe);
+    const std::uint32_t base = k / p, extra = k % p;
+    const std::uint32_t first = t * base + (t < extra ? t : extra);
+    const std::uint32_t count = base + (t < extra ? 1 : 0);
+    expand_range(sh_.tree, root, first, first + count, self_.counts, self_.deque);
+  }
+
+  void run() {
+    for (;;) {
+      exploit();
+      if (!explore()) break;
+    }
+    sh_.finished.value.fetch_add(1, std::memory_order_acq_rel);  // acq_rel: a count (see Shared::finished)
+    if (seat_.taken()) serve_rank_until_all_finished();
+    self_.stats.nodes = self_.counts.nodes;
+    report(self_.deque, self_.stats);
+  }
+
+  // ---- LinkHost, for thread 0's agent (thread 0 only) ----
+  std::size_t give(std::size_t max, std::vector<Node>& out) override {
+    // Half of what it holds, at most `max`, the shallowest; always keep one.
+    // Thread 0 stays busy throughout, so the nodes are always held by a busy thread.
+    const std::uint64_t held = self_.deque.size();
+    if (held < 2) return 0;
+    const std::uint64_t k = std::min<std::uint64_t>(max, held / 2);
+    return self_.deque.give_shallowest(static_cast<std::uint32_t>(k), out);
+  }
+  void take(const Node* nodes, std::size_t count) override {
+    if (searching_) busy_.busy();  // before the nodes are ours (idle/termination.hpp)
+    self_.deque.reserve(static_cast<std::uint32_t>(count));
+    for (std::size_t i = 0; i < count; ++i) self_.deque.push(nodes[i]);
+  }
+  bool quiescent() override { return searching_ && sh_.termination.quiescent(scan_); }
+  std::uint64_t nodes_so_far() override {
+    sh_.progress.publish(id_, self_.counts.nodes);
+    return sh_.progress.total();
+  }
+  bool stop_raised() override { return sh_.stop_flag.raised(); }
+  RunStatus stop_reason() override { return sh_.stop_flag.reason(); }
+  void stop(RunStatus why) override {
+    sh_.stop_flag.raise(why);
+    sh_.sleep.wake_all();
+  }
+  void finish() override {
+    sh_.termination.finish();
+    sh_.sleep.wake_all();
+  }
+
+ private:
+  using Step = VictimSearch::Step;
+
+  // ---- exploit: expand this thread's own nodes until its deque is empty ----
+  void exploit() {
+    Node node;
+    auto& deque = self_.deque;
+    for (;;) {
+      if (!deque.pop(node)) {
+        // Children still queued are this thread's work: hash them (pushing
+        // their children) before the deque may be called empty.
+        if (expander_.flush(sh_.tree, self_.counts, deque)) continue;
+        return;
+      }
+      expander_.add(sh_.tree, node, self_.counts, deque);
+      serve_thieves(deque);
+      seat_.after_expansion(*this);
+      if ((++polls_ & engine_detail::kPollMask) == 0 && poll()) return;
+    }
+  }
+
+  // Every 256 expansions: progress, wake-ups, stop conditions. true: stop now.
+  bool poll() {
+    sh_.progress.publish(id_, self_.counts.nodes);
+    if (sh_.sleep.sleepers() > 0) wake_a_sleeper();
+    if (interrupt::requested()) stop(RunStatus::interrupted);
+    // Across ranks, rank 0's agent adds up every rank's count instead.
+    if (sh_.stop.max_nodes != 0 && !sh_.multi_rank && (polls_ & engine_detail::kMaxNodesMask) == 0 &&
+        sh_.progress.total() >= sh_.stop.max_nodes)
+      stop(RunStatus::max_nodes);
+    return sh_.stop_flag.raised();
+  }
+
+  // Some thread sleeps: make nodes stealable if we can, and wake one sleeper
+  // when stealable nodes have sat unclaimed since an earlier poll.
+  void wake_a_sleeper() {
+    if (self_.deque.expose_work() &&
+        polls_ - last_wake_poll_ >= engine_detail::kWakeSpacing * (engine_detail::kPollMask + 1)) {
+      last_wake_poll_ = polls_;
+      sh_.sleep.wake_one(id_);
+    }
+  }
+
+  // ---- explore: idle until a steal succeeds (true) or the run is over ----
+  bool explore() {
+    sh_.progress.publish(id_, self_.counts.nodes);
+    on_dry(self_.deque);  // first: request cells close even when the run stops here
+    if (sh_.stop_flag.raised()) return false;
+    if (!sh_.settings.stealing && !seat_.taken()) {
+      // -s 0: each thread ends with its own work. Across ranks it still
+      // counts for its rank's quiescence: idle, truthfully (its deque is empty).
+      if (sh_.multi_rank) sh_.termination.idle(id_);
+      return false;
+    }
+    sh_.termination.idle(id_);
+    searching_ = true;
+    const auto idle_start = Clock::now();
+    // -s 0 across ranks: thread 0 only serves as the agent (STOP,
+    // --max-nodes) until the ranks' termination ends the job.
+    const bool found = sh_.settings.stealing ? search() : serve_as_agent();
+    searching_ = false;
+    self_.stats.idle_seconds += seconds_since(idle_start);
+    if (found) on_refilled(self_.deque);
+    return found;
+  }
+
+  bool search() {
+    victims_.begin();
+    Backoff backoff;
+    int hinted = -1;
+    auto attempt = [this](int victim, const StealPolicy& amount) { return try_victim(victim, amount); };
+    for (;;) {
+      if (sh_.termination.done()) return false;
+      if (seat_.idle_poll(*this, victims_.dry())) return true;  // another rank's nodes
+      if (stop_requested()) return false;
+      if (hinted >= 0 && hinted != id_) {
+        // The owner that woke us has unclaimed stealable nodes: try it first.
+        const int v = hinted;
+        hinted = -1;
+        if (victims_.try_hinted(v, attempt)) return true;
+        continue;
+      }
+      const Step step = victims_.step(attempt);
+      if (step == Step::found) return true;
+      if (step == Step::alone) {  // nobody to steal from
+        if (detect()) return false;
+        if (!seat_.taken()) continue;
+      }
+      if (backoff.next() == Backoff::Step::sleep) {
+        if (detect()) {
+          sh_.sleep.wake_all();
+          return false;
+        }
+        if (seat_.taken()) {
+          // The agent must keep answering other ranks and passing the
+          // token: a short nap, never the futex sleep.
+          std::this_thread::sleep_for(engine_detail::kAgentNap);
+          backoff.reset();
+          victims_.reset_dry();
+          continue;
+        }
+        ++self_.stats.sleeps;
+        hinted = sh_.sleep.sleep(engine_detail::kSleepTimeout,
+                                 [&] { return sh_.termination.done() || sh_.stop_flag.raised(); });
+        backoff.reset();
+      }
+    }
+  }
+
+  bool serve_as_agent() {
+    for (;;) {
+      if (sh_.termination.done()) return false;
+      if (seat_.idle_poll(*this, victims_.dry())) return true;
+      if (stop_requested()) return false;
+      std::this_thread::sleep_for(engine_detail::kAgentNap);
+    }
+  }
+
+  // Every 64 idle steps: SIGINT or a stop raised elsewhere ends the search.
+  bool stop_requested() {
+    if ((++idle_polls_ & engine_detail::kIdlePollMask) != 0) return false;
+    if (interrupt::requested()) stop(RunStatus::interrupted);
+    return sh_.stop_flag.raised();
+  }
+
+  // The rank's other threads may still work (-s 0: each ends with its own
+  // share; or a stop still reaching them): until they are done, thread 0
+  // goes on answering other ranks, passing SIGINT and STOP on and counting
+  // for --max-nodes. Only then may it close.
+  void serve_rank_until_all_finished() {
+    while (sh_.finished.value.load(std::memory_order_acquire) < threads_) {  // acquire: see Shared::finished
+      // A SIGINT after the job ended does not make it interrupted.
+      if (!sh_.termination.done() && interrupt::requested()) stop(RunStatus::interrupted);
+      seat_.poll_busy(*this);
+      std::this_thread::sleep_for(engine_detail::kAgentNap);
+    }
+    seat_.close(*this);
+  }
+
+  // This rank's end. Across ranks, all of a rank's threads idle is not the
+  // end: only the ranks' termination (finish()) is.
+  bool detect() { return !sh_.multi_rank && sh_.termination.detect(scan_); }
+
+  // One probe of victim v, taking `amount`; true when nodes were stolen into
+  // our deque. A victim in another domain costs --remote-delay before the
+  // probe and again before the claim.
+  bool try_victim(int v, const StealPolicy& amount) {
+    ++self_.stats.deques_examined;
+    Worker<P>& victim = *sh_.workers[static_cast<std::size_t>(v)];
+    const bool remote = sh_.domains && !sh_.domains->same(id_, v);
+    const RemoteDelay delay{remote ? sh_.settings.locality.remote_delay_ns : 0};
+    delay();
+    const StealOutcome got = self_.deque.steal(victim.deque, busy_, amount, delay);
+    ThreadStats& st = self_.stats;
+    if (got.attempted) {
+      ++st.steal_attempts;
+      ++(remote ? st.remote_steal_attempts : st.local_steal_attempts);
+    }
+    if (got.nodes == 0) return false;
+    ++st.steals;
+    st.nodes_stolen += got.nodes;
+    ++(remote ? st.remote_steals : st.local_steals);
+    (remote ? st.remote_steal_nodes : st.local_steal_nodes) += got.nodes;
+    return true;
+  }
+
+  int id_;
+  int threads_;
+  Shared<P>& sh_;
+  RankSeat seat_;
+  bool searching_ = false;  // in explore(), marked idle
+  Worker<P>& self_;
+  BusyMark busy_;
+  VictimSearch victims_;
+  unsigned polls_ = 0;
+  unsigned last_wake_poll_ = 0;
+  unsigned idle_polls_ = 0;
+  Expander expander_;
+  std::vector<std::uint64_t> scan_;  // termination detection scratch
+};
+
+}  // namespace uts

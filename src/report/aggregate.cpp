@@ -1,0 +1,93 @@
+#include "report/aggregate.hpp"
+
+namespace uts {
+
+Aggregates aggregate(const RunResult& r) {
+  Aggregates a;
+  std::uint64_t total_nodes = 0;
+  for (const ThreadStats& t : r.threads) {
+    a.steal_attempts += t.steal_attempts;
+    a.steals += t.steals;
+    a.nodes_stolen += t.nodes_stolen;
+    a.deques_examined += t.deques_examined;
+    a.shares += t.shares;
+    a.reclaims += t.reclaims;
+    a.nodes_shared += t.nodes_shared;
+    a.nodes_reclaimed += t.nodes_reclaimed;
+    a.sleeps += t.sleeps;
+    a.idle_seconds += t.idle_seconds;
+    a.requests_sent += t.requests_sent;
+    a.requests_answered += t.requests_answered;
+    a.requests_refused += t.requests_refused;
+    a.requests_withdrawn += t.requests_withdrawn;
+    a.request_wait_seconds += t.request_wait_seconds;
+    a.local_steal_attempts += t.local_steal_attempts;
+    a.local_steals += t.local_steals;
+    a.local_steal_nodes += t.local_steal_nodes;
+    a.remote_steal_attempts += t.remote_steal_attempts;
+    a.remote_steals += t.remote_steals;
+    a.remote_steal_nodes += t.remote_steal_nodes;
+    total_nodes += t.nodes;
+  }
+  if (a.steal_attempts) a.steal_success_rate = double(a.steals) / double(a.steal_attempts);
+  if (a.steals) a.nodes_per_steal = double(a.nodes_stolen) / double(a.steals);
+  if (a.steal_attempts) a.deques_per_attempt = double(a.deques_examined) / double(a.steal_attempts);
+  if (a.steals) a.deques_per_steal = double(a.deques_examined) / double(a.steals);
+  if (a.requests_sent) a.mean_request_wait_seconds = a.request_wait_seconds / double(a.requests_sent);
+  const auto p = r.threads.size();
+  if (p && total_nodes) {
+    a.share_mean = 1.0 / double(p);
+    double sum_sq = 0;
+    for (const ThreadStats& t : r.threads) {
+      const double d = double(t.nodes) / double(total_nodes) - a.share_mean;
+      sum_sq += d * d;
+    }
+    a.share_variance = sum_sq / double(p);
+    a.share_relative_variance = a.share_variance / a.share_mean;
+  }
+  return a;
+}
+
+DomainAggregates aggregate_domains(const RunResult& r) {
+  DomainAggregates out;
+  if (!r.domains) return out;
+  const DomainMap& m = *r.domains;
+  out.domains.resize(static_cast<std::size_t>(m.count));
+  std::uint64_t total = 0;
+  for (std::size_t t = 0; t < r.threads.size() && t < m.of_thread.size(); ++t) {
+    const ThreadStats& s = r.threads[t];
+    DomainStats& d = out.domains[static_cast<std::size_t>(m.of_thread[t])];
+    ++d.threads;
+    d.nodes += s.nodes;
+    d.local_steal_attempts += s.local_steal_attempts;
+    d.local_steals += s.local_steals;
+    d.local_steal_nodes += s.local_steal_nodes;
+    d.remote_steal_attempts += s.remote_steal_attempts;
+    d.remote_steals += s.remote_steals;
+    d.remote_steal_nodes += s.remote_steal_nodes;
+    total += s.nodes;
+  }
+  if (total == 0 || out.domains.empty()) return out;
+  const double n = double(out.domains.size());
+  out.share_mean = 1.0 / n;
+  double sum_sq = 0;
+  for (DomainStats& d : out.domains) {
+    d.share = double(d.nodes) / double(total);
+    sum_sq += (d.share - out.share_mean) * (d.share - out.share_mean);
+  }
+  out.share_variance = sum_sq / n;
+  out.share_relative_variance = out.share_variance / out.share_mean;
+  return out;
+}
+
+RankTotals rank_totals(const RunResult& r) {
+  RankTotals t;
+  for (const RankStats& k : r.ranks) {
+    t.requests_sent += k.requests_sent;
+    t.steals += k.steals;
+    t.nodes_received += k.nodes_received;
+  }
+  return t;
+}
+
+}  // namespace uts

@@ -1,0 +1,273 @@
+#include "report/columns.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "report/text_util.hpp"
+#include "sha1/words.hpp"
+#include "steal/registry.hpp"
+
+namespace uts {
+
+RecordView::RecordView(const RunReport& report)
+    : r(report),
+      protocol(*find_protocol(report.engine.protocol)),
+      agg(aggregate(report.result)),
+      domains(aggregate_domains(report.result)),
+      ranks(rank_totals(report.result)),
+      nodes_per_sec(report.result.seconds > 0 ? double(report.result.counts.nodes) / report.result.seconds : 0.0),
+      threads(report.engine.sequential ? 1 : report.engine.threads),
+      pes(report.engine.pes()) {}
+
+namespace {
+
+using V = const RecordView&;
+const Cell kAbsent{};
+
+Cell text(const std::string& s) { return s; }
+Cell count(std::uint64_t v) { return v; }
+Cell integer(std::int64_t v) { return v; }
+Cell real(double v) { return v; }
+template <class T>
+Cell opt(const std::optional<T>& v) {
+  return v ? Cell(*v) : kAbsent;
+}
+Cell when(bool applies, Cell c) { return applies ? std::move(c) : kAbsent; }
+
+// The record's own conditions.
+bool seq(V x) { return x.r.engine.sequential; }
+bool requests(V x) { return !seq(x) && x.has(kRequestCounters); }
+bool hier(V x) { return x.r.engine.victim == VictimOrder::hier; }
+bool with_domains(V x) { return x.r.result.domains.has_value(); }
+bool mpi(V x) { return x.r.engine.ranks.under_mpi; }
+
+const Column kRun[] = {
+    // clang-format off
+    {"uts_version", "", "uts_version", false, [](V x) { return text(x.r.machine.uts_version); }},
+    {"timestamp_utc", "machine", "timestamp_utc", false, [](V x) { return text(x.r.machine.timestamp_utc); }},
+    {"preset", "parameters", "preset", false, [](V x) { return when(!x.r.preset.empty(), text(x.r.preset)); }},
+    {"tree", "parameters", "tree", false, [](V x) { return text(to_string(x.r.tree.type)); }},
+    {nullptr, "parameters", "tree_code", false, [](V x) { return integer(static_cast<int>(x.r.tree.type)); }},
+    {"shape", "parameters", "shape", false, [](V x) { return text(to_string(x.r.tree.shape)); }},
+    {"b0", "parameters", "b0", false, [](V x) { return real(x.r.tree.b0); }},
+    {"depth", "parameters", "depth", false, [](V x) { return integer(x.r.tree.depth); }},
+    {"q", "parameters", "q", false, [](V x) { return real(x.r.tree.q); }},
+    {"m", "parameters", "m", false, [](V x) { return integer(x.r.tree.m); }},
+    {"shift", "parameters", "shift", false, [](V x) { return real(x.r.tree.shift); }},
+    {"seed", "parameters", "seed", false, [](V x) { return integer(x.r.tree.seed); }},
+    {"granularity", "parameters", "granularity", false, [](V x) { return integer(x.r.tree.granularity); }},
+    {"rng", "parameters", "rng", false, [](V x) { return text(to_string(x.r.tree.rng)); }},
+    {"root_id", "parameters", "root_id", false,
+     [](V x) { return x.r.tree.root_id ? text(sha1::to_hex(*x.r.tree.root_id)) : kAbsent; }},
+    {"engine", "engine", "kind", false, [](V x) { return text(seq(x) ? "sequential" : "parallel"); }},
+    {"threads", "engine", "threads", false, [](V x) { return integer(x.threads); }},
+    {"steal", "engine", "steal", false, [](V x) { return text(to_string(x.r.engine.steal)); }},
+    {"victim", "engine", "victim", false, [](V x) { return text(to_string(x.r.engine.victim)); }},
+    {"init", "engine", "init", false, [](V x) { return text(to_string(x.r.engine.init)); }},
+    {"status", "", "status", false, [](V x) { return text(to_string(x.r.result.status)); }},
+    {"size", "results", "size", false, [](V x) { return count(x.r.result.counts.nodes); }},
+    {"tree_depth", "results", "depth", false, [](V x) { return count(x.r.result.counts.max_depth); }},
+    {"leaves", "results", "leaves", false, [](V x) { return count(x.r.result.counts.leaves); }},
+    {"checksum", "results", "checksum", false, [](V x) { return text(fmt::hex64(x.r.result.counts.checksum)); }},
+    {"truncations", "results", "truncations", false, [](V x) { return count(x.r.result.truncations); }},
+    {nullptr, "expected", "size", false, [](V x) { return opt(x.r.expected.size); }},
+    {nullptr, "expected", "depth", false, [](V x) { return opt(x.r.expected.depth); }},
+    {nullptr, "expected", "leaves", false, [](V x) { return opt(x.r.expected.leaves); }},
+    {"seconds", "timing", "seconds", false, [](V x) { return real(x.r.result.seconds); }},
+    {"nodes_per_sec", "timing", "nodes_per_sec", false, [](V x) { return real(x.nodes_per_sec); }},
+    {nullptr, "timing", "nodes_per_sec_per_thread", false, [](V x) { return real(x.nodes_per_sec / x.pes); }},
+    {nullptr, "timing", "nodes_per_sec_per_pe", false, [](V x) { return real(x.nodes_per_sec / x.pes); }},
+    {"steal_attempts", "aggregates", "steal_attempts", false, [](V x) { return count(x.agg.steal_attempts); }},
+    {"steals", "aggregates", "steals", false, [](V x) { return count(x.agg.steals); }},
+    {"nodes_stolen", "aggregates", "nodes_stolen", false, [](V x) { return count(x.agg.nodes_stolen); }},
+    {"deques_examined", "aggregates", "deques_examined", false, [](V x) { return count(x.agg.deques_examined); }},
+    {"shares", "aggregates", "shares", false, [](V x) { return when(x.has(kShareCounters), count(x.agg.shares)); }},
+    {"reclaims", "aggregates", "reclaims", false,
+     [](V x) { return when(x.has(kReclaimCounters), count(x.agg.reclaims)); }},
+    {"nodes_shared", "aggregates", "nodes_shared", false,
+     [](V x) { return when(x.has(kShareCounters), count(x.agg.nodes_shared)); }},
+    {"nodes_reclaimed", "aggregates", "nodes_reclaimed", false,
+     [](V x) { return when(x.has(kReclaimCounters), count(x.agg.nodes_reclaimed)); }},
+    {"sleeps", "aggregates", "sleeps", false, [](V x) { return count(x.agg.sleeps); }},
+    {"stealing", "engine", "stealing", false, [](V x) -> Cell { return x.r.engine.stealing; }},
+    {"sha1", "engine", "sha1", false, [](V x) { return text(sha1::to_string(x.r.engine.sha1)); }},
+    {"steal_success_rate", "aggregates", "steal_success_rate", false, [](V x) { return real(x.agg.steal_success_rate); }},
+    {"nodes_per_steal", "aggregates", "nodes_per_steal", false, [](V x) { return real(x.agg.nodes_per_steal); }},
+    {"deques_examined_per_attempt", "aggregates", "deques_examined_per_attempt", false,
+     [](V x) { return real(x.agg.deques_per_attempt); }},
+    {nullptr, "aggregates", "deques_examined_per_steal", false, [](V x) { return real(x.agg.deques_per_steal); }},
+    {nullptr, "aggregates", "node_share_mean", false, [](V x) { return real(x.agg.share_mean); }},
+    {"node_share_variance", "aggregates", "node_share_variance", false, [](V x) { return real(x.agg.share_variance); }},
+    {"node_share_relative_variance", "aggregates", "node_share_relative_variance", false,
+     [](V x) { return real(x.agg.share_relative_variance); }},
+    {"idle_seconds", "aggregates", "idle_seconds", false, [](V x) { return real(x.agg.idle_seconds); }},
+    {"verified", "", "verified", false, [](V x) { return opt(x.r.verified); }},
+    {"openmp_runtime", "machine", "openmp_runtime", false, [](V x) { return text(x.r.machine.openmp_runtime); }},
+    {"hostname", "machine", "hostname", false, [](V x) { return text(x.r.machine.hostname); }},
+    {"protocol", "engine", "protocol", false, [](V x) { return when(!seq(x), text(std::string(x.protocol.name))); }},
+    {"poll_interval", "engine", "poll_interval", false,
+     [](V x) { return when(!seq(x) && x.protocol.polls, count(x.r.engine.poll_interval)); }},
+    {"requests_sent", "aggregates", "requests_sent", true, [](V x) { return when(requests(x), count(x.agg.requests_sent)); }},
+    {"requests_answered", "aggregates", "requests_answered", true,
+     [](V x) { return when(requests(x), count(x.agg.requests_answered)); }},
+    {"requests_refused", "aggregates", "requests_refused", true,
+     [](V x) { return when(requests(x), count(x.agg.requests_refused)); }},
+    {"requests_withdrawn", "aggregates", "requests_withdrawn", true,
+     [](V x) { return when(requests(x), count(x.agg.requests_withdrawn)); }},
+    {nullptr, "aggregates", "request_wait_seconds", true,
+     [](V x) { return when(requests(x), real(x.agg.request_wait_seconds)); }},
+    {"mean_request_wait_seconds", "aggregates", "mean_request_wait_seconds", true,
+     [](V x) { return when(requests(x), real(x.agg.mean_request_wait_seconds)); }},
+    {"domains", nullptr, nullptr, false,
+     [](V x) { return when(with_domains(x), text(to_string(x.r.engine.locality.domains))); }},
+    {nullptr, "engine", "domains", false,
+     [](V x) { return when(x.r.engine.uses_domains(), text(to_string(x.r.engine.locality.domains))); }},
+    {"domain_count", nullptr, nullptr, false,
+     [](V x) { return with_domains(x) ? integer(x.r.result.domains->count) : kAbsent; }},
+    {"remote_delay_ns", "engine", "remote_delay_ns", false, [](V x) { return count(x.r.engine.locality.remote_delay_ns); }},
+    {"steal_local", "engine", "steal_local", false,
+     [](V x) { return when(hier(x), text(to_string(x.r.engine.locality.steal_local))); }},
+    {"steal_remote", "engine", "steal_remote", false,
+     [](V x) { return when(hier(x), text(to_string(x.r.engine.locality.steal_remote))); }},
+    {"local_steal_attempts", "aggregates", "local_steal_attempts", true,
+     [](V x) { return when(with_domains(x), count(x.agg.local_steal_attempts)); }},
+    {"local_steals", "aggregates", "local_steals", true, [](V x) { return when(with_domains(x), count(x.agg.local_steals)); }},
+    {"local_steal_nodes", "aggregates", "local_steal_nodes", true,
+     [](V x) { return when(with_domains(x), count(x.agg.local_steal_nodes)); }},
+    {"remote_steal_attempts", "aggregates", "remote_steal_attempts", true,
+     [](V x) { return when(with_domains(x), count(x.agg.remote_steal_attempts)); }},
+    {"remote_steals", "aggregates", "remote_steals", true,
+     [](V x) { return when(with_domains(x), count(x.agg.remote_steals)); }},
+    {"remote_steal_nodes", "aggregates", "remote_steal_nodes", true,
+     [](V x) { return when(with_domains(x), count(x.agg.remote_steal_nodes)); }},
+    {"domain_node_share_variance", nullptr, nullptr, false,
+     [](V x) { return when(with_domains(x), real(x.domains.share_variance)); }},
+    {"ranks", "engine", "ranks", false, [](V x) { return integer(seq(x) ? 1 : x.r.engine.ranks.count); }},
+    {nullptr, "engine", "pes", false, [](V x) { return integer(x.pes); }},
+    {nullptr, "engine", "mpi", false, [](V x) -> Cell { return mpi(x); }},
+    {nullptr, "engine", "rank_chunk", false, [](V x) { return when(mpi(x), count(x.r.engine.ranks.chunk)); }},
+    {nullptr, "engine", "rank_poll", false, [](V x) { return when(mpi(x), count(x.r.engine.ranks.poll)); }},
+    {"global_requests_sent", nullptr, nullptr, false,
+     [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.requests_sent)); }},
+    {"global_steals", nullptr, nullptr, false, [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.steals)); }},
+    {"global_nodes_stolen", nullptr, nullptr, false,
+     [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.nodes_received)); }},
+    {nullptr, "engine.not_applicable", "barrier_interval", false,
+     [](V x) { return opt(x.r.engine.reference.barrier_interval); }},
+    {nullptr, "engine.not_applicable", "poll_interval", false, [](V x) { return opt(x.r.engine.reference.poll_interval); }},
+    {nullptr, "engine.not_applicable", "debug_level", false, [](V x) { return opt(x.r.engine.reference.debug_level); }},
+    {nullptr, "machine", "cpu_model", false, [](V x) { return text(x.r.machine.cpu_model); }},
+    {nullptr, "machine", "logical_cpus", false, [](V x) { return integer(x.r.machine.logical_cpus); }},
+    {nullptr, "machine", "sha_ni", false, [](V x) -> Cell { return x.r.machine.sha_ni; }},
+    {nullptr, "machine", "openmp_version", false, [](V x) { return integer(x.r.machine.openmp_version); }},
+    {nullptr, "machine", "omp_places", false, [](V x) { return text(x.r.machine.omp_places); }},
+    {nullptr, "machine", "omp_proc_bind", false, [](V x) { return text(x.r.machine.omp_proc_bind); }},
+    {nullptr, "machine", "compiler", false, [](V x) { return text(x.r.machine.compiler); }},
+    {nullptr, "machine", "build_type", false, [](V x) { return text(x.r.machine.build_type); }},
+    {nullptr, "machine", "cryptopp_version", false, [](V x) { return text(x.r.machine.cryptopp_version); }},
+    // clang-format on
+};
+
+using I = std::size_t;
+const ThreadStats& th(V x, I i) { return x.r.result.threads[i]; }
+
+const RowColumn kThread[] = {
+    // clang-format off
+    {"thread", false, [](V, I i) { return count(i); }},
+    {"rank", true, [](V x, I i) { return when(mpi(x), count(i / static_cast<I>(x.r.engine.threads))); }},
+    {"rank_thread", true, [](V x, I i) { return when(mpi(x), count(i % static_cast<I>(x.r.engine.threads))); }},
+    {"nodes", false, [](V x, I i) { return count(th(x, i).nodes); }},
+    {"steal_attempts", false, [](V x, I i) { return count(th(x, i).steal_attempts); }},
+    {"steals", false, [](V x, I i) { return count(th(x, i).steals); }},
+    {"nodes_stolen", false, [](V x, I i) { return count(th(x, i).nodes_stolen); }},
+    {"deques_examined", false, [](V x, I i) { return count(th(x, i).deques_examined); }},
+    {"shares", false, [](V x, I i) { return when(x.has(kShareCounters), count(th(x, i).shares)); }},
+    {"nodes_shared", false, [](V x, I i) { return when(x.has(kShareCounters), count(th(x, i).nodes_shared)); }},
+    {"reclaims", false, [](V x, I i) { return when(x.has(kReclaimCounters), count(th(x, i).reclaims)); }},
+    {"nodes_reclaimed", false, [](V x, I i) { return when(x.has(kReclaimCounters), count(th(x, i).nodes_reclaimed)); }},
+    {"sleeps", false, [](V x, I i) { return count(th(x, i).sleeps); }},
+    {"idle_seconds", false, [](V x, I i) { return real(th(x, i).idle_seconds); }},
+    {"requests_sent", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_sent)); }},
+    {"requests_answered", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_answered)); }},
+    {"requests_refused", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_refused)); }},
+    {"requests_withdrawn", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_withdrawn)); }},
+    {"request_wait_seconds", true, [](V x, I i) { return when(requests(x), real(th(x, i).request_wait_seconds)); }},
+    {"domain", true, [](V x, I i) { return with_domains(x) ? integer(x.r.result.domains->of_thread[i]) : kAbsent; }},
+    {"local_steal_attempts", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).local_steal_attempts)); }},
+    {"local_steals", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).local_steals)); }},
+    {"local_steal_nodes", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).local_steal_nodes)); }},
+    {"remote_steal_attempts", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_attempts)); }},
+    {"remote_steals", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steals)); }},
+    {"remote_steal_nodes", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_nodes)); }},
+    // clang-format on
+};
+
+const DomainStats& dm(V x, I i) { return x.domains.domains[i]; }
+
+const RowColumn kDomain[] = {
+    // clang-format off
+    {"domain", false, [](V, I i) { return count(i); }},
+    {"threads", false, [](V x, I i) { return integer(dm(x, i).threads); }},
+    {"nodes", false, [](V x, I i) { return count(dm(x, i).nodes); }},
+    {"node_share", false, [](V x, I i) { return real(dm(x, i).share); }},
+    {"local_steal_attempts", false, [](V x, I i) { return count(dm(x, i).local_steal_attempts); }},
+    {"local_steals", false, [](V x, I i) { return count(dm(x, i).local_steals); }},
+    {"local_steal_nodes", false, [](V x, I i) { return count(dm(x, i).local_steal_nodes); }},
+    {"remote_steal_attempts", false, [](V x, I i) { return count(dm(x, i).remote_steal_attempts); }},
+    {"remote_steals", false, [](V x, I i) { return count(dm(x, i).remote_steals); }},
+    {"remote_steal_nodes", false, [](V x, I i) { return count(dm(x, i).remote_steal_nodes); }},
+    // clang-format on
+};
+
+const RankStats& rk(V x, I i) { return x.r.result.ranks[i]; }
+
+const RowColumn kRank[] = {
+    // clang-format off
+    {"rank", false, [](V, I i) { return count(i); }},
+    {"threads", false, [](V x, I i) { return integer(rk(x, i).threads); }},
+    {"requests_sent", false, [](V x, I i) { return count(rk(x, i).requests_sent); }},
+    {"steals", false, [](V x, I i) { return count(rk(x, i).steals); }},
+    {"refusals", false, [](V x, I i) { return count(rk(x, i).refusals); }},
+    {"nodes_received", false, [](V x, I i) { return count(rk(x, i).nodes_received); }},
+    {"requests_received", false, [](V x, I i) { return count(rk(x, i).requests_received); }},
+    {"requests_answered", false, [](V x, I i) { return count(rk(x, i).requests_answered); }},
+    {"requests_refused", false, [](V x, I i) { return count(rk(x, i).requests_refused); }},
+    {"nodes_sent", false, [](V x, I i) { return count(rk(x, i).nodes_sent); }},
+    {"tokens_passed", false, [](V x, I i) { return count(rk(x, i).tokens_passed); }},
+    {"request_wait_seconds", false, [](V x, I i) { return real(rk(x, i).request_wait_seconds); }},
+    // clang-format on
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+template <class Quote>
+std::string render_cell(const Cell& c, const char* absent, Quote quote) {
+  struct Visitor {
+    const char* absent;
+    Quote quote;
+    std::string operator()(std::monostate) const { return absent; }
+    std::string operator()(std::uint64_t v) const { return std::to_string(v); }
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const { return fmt::num(v); }
+    std::string operator()(bool v) const { return v ? "true" : "false"; }
+    std::string operator()(const std::string& v) const { return quote(v); }
+  };
+  return std::visit(Visitor{absent, quote}, c);
+}
+
+}  // namespace
+
+std::span<const Column> run_columns() { return kRun; }
+std::span<const RowColumn> thread_columns() { return kThread; }
+std::span<const RowColumn> domain_columns() { return kDomain; }
+std::span<const RowColumn> rank_columns() { return kRank; }
+
+std::string csv_cell(const Cell& c) { return render_cell(c, "", csv_field); }
+std::string json_cell(const Cell& c) { return render_cell(c, "null", fmt::json_string); }
+
+}  // namespace uts

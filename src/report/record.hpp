@@ -1,0 +1,41 @@
+// One run as the report sees it: its parameters, settings, result and the
+// machine it ran on, and the values every rendering derives from them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "report/aggregate.hpp"
+#include "report/machine.hpp"
+#include "run/result.hpp"
+#include "run/settings.hpp"
+#include "steal/protocol.hpp"
+#include "tree/params.hpp"
+
+namespace uts {
+
+struct RunReport {
+  const TreeParams& tree;
+  const EngineSettings& engine;
+  std::string preset;
+  const RunResult& result;
+  const ExpectedResults& expected;
+  std::optional<bool> verified;  // set when --verify ran
+  const MachineInfo& machine;
+};
+
+// What the columns read: the report, and what is derived from it once.
+struct RecordView {
+  explicit RecordView(const RunReport& report);
+  const RunReport& r;
+  const ProtocolTraits& protocol;  // the protocol that ran (or would have: sequential)
+  Aggregates agg;
+  DomainAggregates domains;  // empty unless the run had domains
+  RankTotals ranks;
+  double nodes_per_sec = 0;
+  int threads = 1;  // 1 for the sequential engine
+  int pes = 1;      // ranks x threads
+  bool has(ProtocolCounters c) const { return protocol.has(c); }
+};
+
+}  // namespace uts

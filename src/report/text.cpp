@@ -1,0 +1,187 @@
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+#include "report/format.hpp"
+#include "report/text_util.hpp"
+#include "sha1/words.hpp"
+#include "steal/registry.hpp"
+
+namespace uts {
+
+namespace {
+
+using fmt::hex64;
+using fmt::num;
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string tree_summary(const TreeParams& t) {
+  std::ostringstream s;
+  s << "Tree: " << to_string(t.type);
+  const bool geo = t.type == TreeType::geometric || t.type == TreeType::hybrid;
+  const bool bin = t.type == TreeType::binomial || t.type == TreeType::hybrid;
+  if (geo) s << " (shape " << to_string(t.shape) << ")";
+  s << ", b0 = " << num(t.b0);
+  if (t.type != TreeType::binomial) s << ", depth = " << t.depth;
+  if (bin) s << ", q = " << num(t.q) << ", m = " << t.m;
+  if (t.type == TreeType::hybrid) s << ", shift = " << num(t.shift);
+  if (t.rng == RngConvention::uts) s << ", seed = " << t.seed;
+  else s << ", rng = paper2003, root id = " << sha1::to_hex(*t.root_id);
+  if (t.granularity != 1) s << ", granularity = " << t.granularity;
+  return s.str();
+}
+
+std::string engine_summary(const EngineSettings& e, const ProtocolTraits& protocol) {
+  const std::string hash = std::string(", SHA-1 ") + sha1::to_string(e.sha1);
+  if (e.sequential) return "Engine: sequential depth-first baseline" + hash;
+  std::ostringstream s;
+  s << "Engine: " << protocol.engine_line << " (--protocol " << protocol.name << "), " << e.threads
+    << (e.threads == 1 ? " thread" : " threads");
+  if (e.ranks.under_mpi)
+    s << " per rank x " << e.ranks.count << (e.ranks.count == 1 ? " MPI rank" : " MPI ranks") << " = "
+      << e.threads * e.ranks.count << " PEs (answers of at most " << e.ranks.chunk << " nodes, polled every "
+      << e.ranks.poll << " expansions)";
+  if (e.stealing) {
+    s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
+    if (e.victim == VictimOrder::hier)
+      s << " (local " << to_string(e.locality.steal_local) << ", remote " << to_string(e.locality.steal_remote)
+        << ")";
+    if (protocol.polls) s << ", poll every " << e.poll_interval << " expansions";
+  } else {
+    s << ", work stealing off (-s 0)";
+  }
+  if (e.uses_domains()) {
+    s << ", domains " << to_string(e.locality.domains);
+    if (e.locality.remote_delay_ns) s << ", remote delay " << e.locality.remote_delay_ns << " ns";
+  }
+  s << ", init " << to_string(e.init) << hash;
+  return s.str();
+}
+
+std::string text_count(bool applies, std::uint64_t v, int width) {
+  char buf[32];
+  if (applies) std::snprintf(buf, sizeof buf, "%*" PRIu64, width, v);
+  else std::snprintf(buf, sizeof buf, "%*s", width, "-");
+  return buf;
+}
+
+
+}  // namespace
+
+std::string render_text(const RunReport& r, int verbose) {
+  const RecordView x(r);
+  const RunResult& res = r.result;
+  const Counts& c = res.counts;
+  std::ostringstream s;
+  s << "UTS " << r.machine.uts_version << " - Unbalanced Tree Search"
+    << (r.preset.empty() ? "" : " (preset " + r.preset + ")") << "\n";
+  s << tree_summary(r.tree) << "\n" << engine_summary(r.engine, x.protocol) << "\n";
+  if (res.status != RunStatus::complete)
+    s << "*** PARTIAL RESULTS: run " << (res.status == RunStatus::interrupted ? "interrupted by SIGINT" : "stopped at --max-nodes")
+      << "; the numbers below cover only the nodes visited so far\n";
+  const double leaf_pct = c.nodes ? 100.0 * double(c.leaves) / double(c.nodes) : 0.0;
+  s << "Tree size = " << c.nodes << ", tree depth = " << c.max_depth << ", num leaves = " << c.leaves
+    << " (" << fixed(leaf_pct, 2) << "%)\n";
+  const double rate = x.nodes_per_sec;
+  s << "Wallclock time = " << fixed(res.seconds, 3) << " sec, performance = " << fixed(rate, 0)
+    << " nodes/sec (" << fixed(rate / x.pes, 0) << " nodes/sec per PE)\n";
+  s << "Checksum = " << hex64(c.checksum) << "\n";
+  if (r.verified) {
+    s << "Verify: " << (*r.verified ? "OK" : "MISMATCH") << " (expected";
+    if (r.expected.size) s << " size " << *r.expected.size;
+    if (r.expected.depth) s << " depth " << *r.expected.depth;
+    if (r.expected.leaves) s << " leaves " << *r.expected.leaves;
+    s << ")\n";
+  }
+  if (verbose > 0 && !res.threads.empty()) {
+    const Aggregates& a = x.agg;
+    const bool shares = x.has(kShareCounters), reclaims = x.has(kReclaimCounters);
+    const bool requests = x.has(kRequestCounters);
+    s << "thread        nodes   share  attempts   steals   stolen  examined  shares   shared reclaims reclaimed"
+         "  sleeps  idle(s)";
+    if (requests) s << "     sent answered  refused withdrawn  wait(s)";
+    s << "\n";
+    for (std::size_t i = 0; i < res.threads.size(); ++i) {
+      const ThreadStats& t = res.threads[i];
+      char line[256];
+      std::snprintf(line, sizeof line, "%6zu %12" PRIu64 " %6.2f%% %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64,
+                    i, t.nodes, c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0, t.steal_attempts,
+                    t.steals, t.nodes_stolen, t.deques_examined);
+      s << line << " " << text_count(shares, t.shares, 7) << " " << text_count(shares, t.nodes_shared, 8) << " "
+        << text_count(reclaims, t.reclaims, 8) << " " << text_count(reclaims, t.nodes_reclaimed, 9);
+      std::snprintf(line, sizeof line, " %7" PRIu64 " %8.3f", t.sleeps, t.idle_seconds);
+      s << line;
+      if (requests) {
+        std::snprintf(line, sizeof line, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8.3f", t.requests_sent,
+                      t.requests_answered, t.requests_refused, t.requests_withdrawn, t.request_wait_seconds);
+        s << line;
+      }
+      s << "\n";
+    }
+    s << "Steal success rate = " << fixed(100 * a.steal_success_rate, 2)
+      << "%, nodes per steal = " << fixed(a.nodes_per_steal, 2)
+      << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
+      << ", node share variance = " << a.share_variance
+      << " (relative " << a.share_relative_variance << ")\n";
+    if (res.domains) {
+      const DomainMap& m = *res.domains;
+      const DomainAggregates& da = x.domains;
+      s << "Domains: " << m.count << " (" << m.source << ")\n";
+      s << "thread domain  local: attempts   steals    nodes  remote: attempts   steals    nodes\n";
+      for (std::size_t i = 0; i < res.threads.size(); ++i) {
+        const ThreadStats& t = res.threads[i];
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "%6zu %6d  %16" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %17" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n", i,
+                      m.of_thread[i], t.local_steal_attempts, t.local_steals, t.local_steal_nodes,
+                      t.remote_steal_attempts, t.remote_steals, t.remote_steal_nodes);
+        s << line;
+      }
+      s << "domain threads        nodes   share  local steals remote steals\n";
+      for (std::size_t d = 0; d < da.domains.size(); ++d) {
+        const DomainStats& x = da.domains[d];
+        char line[160];
+        std::snprintf(line, sizeof line, "%6zu %7d %12" PRIu64 " %6.2f%% %13" PRIu64 " %13" PRIu64 "\n", d,
+                      x.threads, x.nodes, 100.0 * x.share, x.local_steals, x.remote_steals);
+        s << line;
+      }
+      s << "Domain node share variance = " << da.share_variance << " (relative " << da.share_relative_variance
+        << ")\n";
+    }
+    if (requests)
+      s << "Requests: " << a.requests_sent << " sent, " << a.requests_answered << " answered with work, "
+        << a.requests_refused << " refused, " << a.requests_withdrawn << " withdrawn; mean wait for an answer = "
+        << fixed(1e6 * a.mean_request_wait_seconds, 2) << " us\n";
+    if (!res.ranks.empty()) {
+      s << "rank threads  thief: requests   steals  refused    nodes  victim: requests answered  refused    nodes"
+           "  tokens  wait(s)\n";
+      for (std::size_t i = 0; i < res.ranks.size(); ++i) {
+        const RankStats& k = res.ranks[i];
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "%4zu %7d  %15" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "  %16" PRIu64 " %8" PRIu64
+                      " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8.3f\n",
+                      i, k.threads, k.requests_sent, k.steals, k.refusals, k.nodes_received, k.requests_received,
+                      k.requests_answered, k.requests_refused, k.nodes_sent, k.tokens_passed, k.request_wait_seconds);
+        s << line;
+      }
+    }
+  }
+  if (verbose > 0) {
+    const ReferenceFlags& ref = r.engine.reference;
+    if (ref.barrier_interval)
+      s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";
+    if (ref.poll_interval)
+      s << "-I " << *ref.poll_interval << " (work-request poll interval): not applicable to --protocol "
+        << x.protocol.name << " (only request polls)\n";
+    if (ref.debug_level) s << "-x " << *ref.debug_level << " (debug level): not applicable, no debug output\n";
+  }
+  return s.str();
+}
+
+}  // namespace uts

@@ -1,0 +1,36 @@
+// Everything a run produced, independent of the output format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "run/locality.hpp"
+#include "run/stats.hpp"
+#include "run/status.hpp"
+#include "tree/counts.hpp"
+
+namespace uts {
+
+struct ExpectedResults {
+  std::optional<std::uint64_t> size;
+  std::optional<std::uint64_t> depth;
+  std::optional<std::uint64_t> leaves;
+  bool any() const { return size || depth || leaves; }
+};
+
+struct RunResult {
+  Counts counts;
+  RunStatus status = RunStatus::complete;
+  double seconds = 0;
+  std::uint64_t truncations = 0;
+  std::vector<ThreadStats> threads;  // one per thread (MPI: rank-major)
+  std::optional<DomainMap> domains;  // when the run used domains
+  std::vector<RankStats> ranks;      // MPI runs: one per rank
+};
+
+// Comparison with the expected values present; true when all present match
+// (never for a partial run).
+bool matches_expected(const RunResult& result, const ExpectedResults& expected);
+
+}  // namespace uts

@@ -1,0 +1,64 @@
+// What one run is asked to do: the engine's settings as the command line
+// resolved them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "run/locality.hpp"
+#include "run/policy.hpp"
+#include "sha1/batch.hpp"
+
+namespace uts {
+
+// The UTS reference's parallel flags that have no counterpart here: accepted
+// so its scripts run, and reported as not applicable (-v, JSON).
+struct ReferenceFlags {
+  std::optional<std::int64_t> barrier_interval;  // -i N
+  std::optional<std::int64_t> poll_interval;     // -I N
+  std::optional<std::int64_t> debug_level;       // -x N
+};
+
+// Locality (docs/engine.md, section 6).
+struct LocalitySettings {
+  DomainSpec domains;                              // --domains
+  bool domains_given = false;                      // --domains on the command line or in a file
+  StealPolicy steal_local{StealAmount::one, 0};    // --victim hier: inside the domain
+  StealPolicy steal_remote{StealAmount::half, 0};  // --victim hier: across domains
+  std::uint64_t remote_delay_ns = 0;               // --remote-delay
+};
+
+// MPI (distrib/): this process's rank and the job's rank count (1 and 0
+// without mpirun); the most nodes per answer to another rank; expansions
+// between thread 0's message checks.
+struct RankSettings {
+  bool under_mpi = false;  // started under mpirun (even with one rank)
+  int count = 1;
+  int rank = 0;
+  std::uint32_t chunk = 1024;  // --rank-chunk
+  std::uint32_t poll = 256;    // --rank-poll
+};
+
+struct EngineSettings {
+  bool sequential = false;
+  int threads = 1;
+  bool stealing = true;                     // -s 0: every thread works only on what it starts with
+  sha1::Path sha1 = sha1::Path::automatic;  // --sha1; resolved for this CPU before the run
+  std::string protocol;                     // --protocol: a name in steal/registry.hpp; empty: its default
+  StealPolicy steal;
+  VictimOrder victim = VictimOrder::random;
+  InitSpread init = InitSpread::root;
+  std::uint32_t poll_interval = 1;  // protocols that poll for requests: expansions between checks (-I)
+  LocalitySettings locality;
+  RankSettings ranks;
+  ReferenceFlags reference;
+
+  bool uses_domains() const {
+    return victim == VictimOrder::hier || locality.domains_given || locality.remote_delay_ns > 0;
+  }
+  // Processing elements: ranks x threads (docs/engine.md, section 7).
+  int pes() const { return sequential ? 1 : threads * ranks.count; }
+};
+
+}  // namespace uts

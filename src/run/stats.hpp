@@ -1,0 +1,55 @@
+// Per-thread and per-rank statistics of a run, as counted by the engine and
+// its protocols. Plain data (gathered as bytes across MPI ranks).
+#pragma once
+
+#include <cstdint>
+
+namespace uts {
+
+// The protocol-specific counters below; which of them a protocol keeps is
+// one of its traits (steal/protocol.hpp). The others are reported as not
+// applicable, never as a zero that would look measured.
+enum ProtocolCounters : unsigned {
+  kShareCounters = 1u << 0,    // shares, nodes_shared
+  kReclaimCounters = 1u << 1,  // reclaims, nodes_reclaimed
+  kRequestCounters = 1u << 2,  // requests_* and request_wait_seconds
+};
+
+struct ThreadStats {
+  std::uint64_t nodes = 0;            // nodes this thread generated
+  std::uint64_t steal_attempts = 0;   // claims tried (CAS issued) or victims probed
+  std::uint64_t steals = 0;           // successful claims
+  std::uint64_t nodes_stolen = 0;     // nodes moved in by successful claims
+  std::uint64_t deques_examined = 0;  // victim deques looked at while searching
+  std::uint64_t sleeps = 0;           // times this thread slept (futex) while idle
+  double idle_seconds = 0;            // time spent without work
+  // kShareCounters: times this owner made nodes stealable, and how many.
+  std::uint64_t shares = 0;
+  std::uint64_t nodes_shared = 0;
+  // kReclaimCounters: times this owner took its own shared nodes back, and how many.
+  std::uint64_t reclaims = 0;
+  std::uint64_t nodes_reclaimed = 0;
+  // kRequestCounters, as a thief:
+  std::uint64_t requests_sent = 0;      // requests posted into a victim's cell
+  std::uint64_t requests_answered = 0;  // answered with nodes
+  std::uint64_t requests_refused = 0;   // answered with a refusal
+  std::uint64_t requests_withdrawn = 0; // taken back unanswered (the victim did not poll in time)
+  double request_wait_seconds = 0;      // time from posting to answer, refusal or withdrawal
+  // Steal attempts, successes and nodes by locality (filled when the run
+  // has domains: --victim hier, --domains or --remote-delay).
+  std::uint64_t local_steal_attempts = 0, local_steals = 0, local_steal_nodes = 0;
+  std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
+};
+
+// One MPI rank's global stealing (distrib/mpi/agent.cpp), counted by its
+// agent (thread 0). As a thief: requests sent, answered with nodes, refused.
+// As a victim: requests received, answered, refused.
+struct RankStats {
+  std::uint64_t requests_sent = 0, steals = 0, refusals = 0, nodes_received = 0;
+  std::uint64_t requests_received = 0, requests_answered = 0, requests_refused = 0, nodes_sent = 0;
+  std::uint64_t tokens_passed = 0;  // termination tokens this rank passed on (rank 0: rounds started)
+  double request_wait_seconds = 0;  // sum over requests of the time to their answer
+  int threads = 0;
+};
+
+}  // namespace uts

@@ -1,0 +1,12 @@
+#include "steal/victims/manber.hpp"
+
+#include <bit>
+
+namespace uts {
+
+ManberTree::ManberTree(int threads)
+    : threads_(threads),
+      leaves_(static_cast<int>(std::bit_ceil(static_cast<unsigned>(threads < 1 ? 1 : threads)))),
+      counters_(static_cast<std::size_t>(2 * leaves_)) {}
+
+}  // namespace uts

@@ -1,0 +1,338 @@
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/options.hpp"
+#include "cli/usage_error.hpp"
+
+using namespace uts;
+using uts::cli::UsageError;
+
+namespace {
+cli::RunConfig parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "uts");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), 2);
+}
+
+std::string error_of(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("reference single-letter flags keep their meaning") {
+  const auto c = parse({"-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"});
+  CHECK(c.tree.type == TreeType::geometric);
+  CHECK(c.tree.shape == GeoShape::fixed);
+  CHECK(c.tree.depth == 10);
+  CHECK(c.tree.b0 == 4.0);
+  CHECK(c.tree.seed == 19);
+  const auto b = parse({"-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "42", "-g", "3"});
+  CHECK(b.tree.type == TreeType::binomial);
+  CHECK(b.tree.q == 0.124875);
+  CHECK(b.tree.m == 8);
+  CHECK(b.tree.granularity == 3);
+}
+
+TEST_CASE("names for tree types and shapes, long options") {
+  CHECK(parse({"-t", "geo", "-a", "fixed"}).tree.shape == GeoShape::fixed);
+  CHECK(parse({"--tree", "hybrid", "--shift", "0.25"}).tree.type == TreeType::hybrid);
+  CHECK(parse({"-t", "balanced"}).tree.type == TreeType::balanced);
+  CHECK(parse({"-t", "BIN"}).tree.type == TreeType::binomial);
+  CHECK(parse({"-a", "expdec"}).tree.shape == GeoShape::expdec);
+  CHECK(parse({"-a", "2"}).tree.shape == GeoShape::cyclic);
+}
+
+TEST_CASE("engine, output and stop options") {
+  const auto c = parse({"--threads", "8", "--steal", "chunk:16", "--victim", "tree", "--init", "balanced",
+                        "--format", "json", "--max-nodes", "1000", "--output", "/tmp/x.json", "-v"});
+  CHECK(c.engine.threads == 8);
+  CHECK(c.engine.steal.amount == StealAmount::chunk);
+  CHECK(c.engine.steal.chunk == 16);
+  CHECK(c.engine.victim == VictimOrder::tree);
+  CHECK(c.engine.init == InitSpread::balanced);
+  CHECK(c.format == cli::Format::json);
+  CHECK(c.stop.max_nodes == 1000);
+  CHECK(c.output_file == "/tmp/x.json");
+  CHECK(c.verbose == 1);
+  CHECK(parse({}).engine.threads == 2);  // the default passed in (omp_get_max_threads)
+  CHECK_FALSE(parse({}).engine.sequential);
+  CHECK(parse({"--sequential"}).engine.sequential);
+}
+
+TEST_CASE("presets load, the command line overrides them") {
+  const auto c = parse({"--preset", "T3"});
+  CHECK(c.tree.type == TreeType::binomial);
+  CHECK(c.tree.m == 8);
+  CHECK(c.expected.size == 4112897u);
+  CHECK(c.expected.depth == 1572u);
+  CHECK(parse({"--preset", "T3", "-m", "5"}).tree.m == 5);
+  CHECK(parse({"--preset", "T1", "--verify"}).verify);
+}
+
+TEST_CASE("the reference's largest sample trees load, expected values above 2^32") {
+  // No --max-nodes needed: these binomial trees are near-critical but finite.
+  struct Want {
+    const char* name;
+    std::uint64_t size, depth, leaves;
+  };
+  for (const Want& w : {Want{"T2XXL", 10612052303u, 216370u, 5306027151u},
+                        Want{"T1WL", 270751679750u, 18u, 216601257283u},
+                        Want{"T2WL", 295393891003u, 1021239u, 147696946501u},
+                        Want{"T3WL", 157063495159u, 758577u, 78531748579u}}) {
+    CAPTURE(w.name);
+    CHECK(error_of({"--preset", w.name}).empty());
+    const auto c = parse({"--preset", w.name, "--verify"});
+    CHECK(c.verify);
+    CHECK(c.expected.size == w.size);
+    CHECK(c.expected.depth == w.depth);
+    CHECK(c.expected.leaves == w.leaves);
+  }
+  CHECK(parse({"--preset", "T1WL"}).tree.depth == 18);
+  CHECK(parse({"--preset", "T2WL"}).tree.q == 0.4999999995);
+  CHECK(parse({"--preset", "T3WL"}).tree.seed == 559);
+}
+
+TEST_CASE("config files: key = value, comments, one-letter keys") {
+  const std::string path = "uts_test_config.conf";
+  {
+    std::ofstream f(path);
+    f << "# my tree\n\ntree = binomial   # inline comment\nb0 = 50\nq = 0.2\nm = 3\nseed = 5\n";
+  }
+  const auto c = parse({"--config", path});
+  CHECK(c.tree.type == TreeType::binomial);
+  CHECK(c.tree.b0 == 50.0);
+  CHECK(c.tree.q == 0.2);
+  CHECK(c.tree.m == 3);
+  CHECK(c.tree.seed == 5);
+  {
+    std::ofstream f(path);
+    f << "tree = geo\n\ndepth = ten\n";
+  }
+  CHECK(error_of({"--config", path}).find(path + ":3:") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("each bad input is refused with a message naming it") {
+  CHECK(error_of({"--nope"}).find("nope") != std::string::npos);
+  CHECK(error_of({"-d"}).find("d") != std::string::npos);
+  CHECK(error_of({"-b", "x1"}).find("-b/--b0") != std::string::npos);
+  CHECK(error_of({"-d", "2.5"}).find("-d/--depth") != std::string::npos);
+  CHECK(error_of({"-t", "0", "-q", "1.01"}).find("-q") != std::string::npos);
+  CHECK(error_of({"-t", "0", "-q", "-0.5"}).find("-q") != std::string::npos);
+  CHECK(error_of({"-t", "0", "-m", "0"}).find("-m") != std::string::npos);
+  CHECK(error_of({"-t", "0", "-q", "0.5", "-m", "3"}).find("--max-nodes") != std::string::npos);
+  CHECK(error_of({"-t", "0", "-q", "0.5", "-m", "3", "--max-nodes", "100"}).empty());
+  CHECK(error_of({"-t", "9"}).find("tree type") != std::string::npos);
+  CHECK(error_of({"-a", "round"}).find("shape") != std::string::npos);
+  CHECK(error_of({"-d", "-2"}).find("depth") != std::string::npos);
+  CHECK(error_of({"-b", "0"}).find("b0") != std::string::npos);
+  CHECK(error_of({"-b", "-1"}).find("b0") != std::string::npos);
+  CHECK(error_of({"-g", "0"}).find("granularity") != std::string::npos);
+  CHECK(error_of({"--threads", "0"}).find("threads") != std::string::npos);
+  CHECK(error_of({"--rng", "paper2003", "--root-id", "12g4"}).find("root-id") != std::string::npos);
+  CHECK(error_of({"--preset", "T99"}).find("T99") != std::string::npos);
+  CHECK(error_of({"--config", "/nonexistent/uts.conf"}).find("/nonexistent/uts.conf") == 0);
+  CHECK(error_of({"--steal", "chunk:"}).find("steal") != std::string::npos);
+  CHECK(error_of({"--verify"}).find("verify") != std::string::npos);
+}
+
+TEST_CASE("protocols: each has its own steal and victim defaults; -I applies to request only") {
+  const auto split = parse({});
+  CHECK(split.engine.protocol == "split");
+  CHECK(split.engine.steal.amount == StealAmount::half);
+  CHECK(split.engine.victim == VictimOrder::random);
+  const auto locked = parse({"--protocol", "locked"});
+  CHECK(locked.engine.protocol == "locked");
+  CHECK(locked.engine.steal.amount == StealAmount::chunk);
+  CHECK(locked.engine.steal.chunk == 20);  // the reference's default chunk
+  CHECK(locked.engine.victim == VictimOrder::linear);
+  CHECK(parse({"--protocol", "locked", "-c", "7"}).engine.steal.chunk == 7);
+  CHECK(parse({"--protocol", "locked", "--victim", "tree"}).engine.victim == VictimOrder::tree);
+  const auto chaselev = parse({"--protocol", "chaselev"});
+  CHECK(chaselev.engine.steal.amount == StealAmount::one);
+  CHECK(chaselev.engine.victim == VictimOrder::random);
+  const auto request = parse({"--protocol", "request", "-I", "16", "--steal", "chunk:3"});
+  CHECK(request.engine.protocol == "request");
+  CHECK(request.engine.poll_interval == 16);
+  CHECK_FALSE(request.engine.reference.poll_interval);  // applies: not a not-applicable flag
+  CHECK(request.engine.steal.chunk == 3);
+  CHECK(parse({"--protocol", "request"}).engine.poll_interval == 1);
+  CHECK(error_of({"--protocol", "chaselev", "--steal", "half"}).find("--protocol chaselev and --steal half") == 0);
+  CHECK(error_of({"--protocol", "locked", "--steal", "one"}).find("--protocol locked and --steal one") == 0);
+  CHECK(error_of({"--protocol", "request", "-I", "0"}).find("-I/--poll-interval") == 0);
+  CHECK(error_of({"--protocol", "nope"}).find("--protocol") == 0);
+}
+
+TEST_CASE("reference parallel flags: -c, -s, -T, -v N, -i, -I, -x") {
+  const auto c = parse({"-c", "20", "-T", "3", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"});
+  CHECK(c.engine.steal.amount == StealAmount::chunk);
+  CHECK(c.engine.steal.chunk == 20);
+  CHECK(c.engine.threads == 3);
+  CHECK(c.verbose == 2);
+  CHECK(c.engine.stealing);
+  CHECK(c.engine.reference.debug_level == 0);
+  CHECK(c.engine.reference.barrier_interval == 8);
+  CHECK(c.engine.reference.poll_interval == 16);
+  // Long names and glued values.
+  const auto l = parse({"--chunk=5", "--stealing", "0", "--barrier-interval", "2147483647", "--poll-interval=0",
+                        "--debug", "7", "-T4"});
+  CHECK(l.engine.steal.chunk == 5);
+  CHECK_FALSE(l.engine.stealing);
+  CHECK(l.engine.reference.barrier_interval == 2147483647);
+  CHECK(l.engine.reference.poll_interval == 0);
+  CHECK(l.engine.reference.debug_level == 7);
+  CHECK(l.engine.threads == 4);
+  CHECK(parse({"-s", "0"}).engine.stealing == false);
+  // Not given: defaults, nothing recorded.
+  const auto d = parse({});
+  CHECK(d.engine.stealing);
+  CHECK(d.engine.steal.amount == StealAmount::half);
+  CHECK_FALSE(d.engine.reference.barrier_interval);
+  CHECK_FALSE(d.engine.reference.poll_interval);
+  CHECK_FALSE(d.engine.reference.debug_level);
+  CHECK(d.verbose == 0);
+}
+
+TEST_CASE("-v: alone 1, -v N a level, repeats add up, never eats an option") {
+  CHECK(parse({"-v"}).verbose == 1);
+  CHECK(parse({"-v", "2"}).verbose == 2);
+  CHECK(parse({"-v", "0"}).verbose == 0);
+  CHECK(parse({"-v3"}).verbose == 3);
+  CHECK(parse({"--verbose", "4"}).verbose == 4);
+  CHECK(parse({"--verbose=5"}).verbose == 5);
+  CHECK(parse({"-v", "-v"}).verbose == 2);
+  CHECK(parse({"-vv"}).verbose == 2);
+  CHECK(parse({"-v", "2", "-v"}).verbose == 3);
+  // -v followed by an option, or last: level 1, the option still parsed.
+  const auto before = parse({"-v", "--preset", "T1"});
+  CHECK(before.verbose == 1);
+  CHECK(before.expected.size == 4130071u);
+  const auto after = parse({"--preset", "T1", "-v"});
+  CHECK(after.verbose == 1);
+  CHECK(after.expected.size == 4130071u);
+  CHECK(parse({"-v", "-d", "3"}).tree.depth == 3);
+  // A number that is another option's value stays that option's value.
+  const auto d = parse({"-d", "7", "-v"});
+  CHECK(d.tree.depth == 7);
+  CHECK(d.verbose == 1);
+  CHECK(parse({"-v", "-t", "1"}).tree.type == TreeType::geometric);
+  CHECK(parse({"--output", "-v", "-v", "1"}).output_file == "-v");
+  CHECK(parse({"--output", "-v", "-v", "1"}).verbose == 1);
+}
+
+TEST_CASE("-c and --steal, -T and --threads: one setting, must agree") {
+  CHECK(parse({"-c", "20", "--steal", "chunk:20"}).engine.steal.chunk == 20);
+  CHECK(parse({"-T", "2", "--threads", "2"}).engine.threads == 2);
+  CHECK(parse({"-T", "2", "--threads", "02"}).engine.threads == 2);
+  const std::string steal = error_of({"-c", "20", "--steal", "one"});
+  CHECK(steal.find("-c/--chunk 20") != std::string::npos);
+  CHECK(steal.find("--steal one") != std::string::npos);
+  CHECK(error_of({"--steal", "chunk:8", "--chunk", "20"}).find("--steal chunk:8") != std::string::npos);
+  CHECK(error_of({"-c", "4", "--steal", "half"}).find("disagree") != std::string::npos);
+  const std::string threads = error_of({"-T", "2", "--threads", "3"});
+  CHECK(threads.find("-T 2") != std::string::npos);
+  CHECK(threads.find("--threads 3") != std::string::npos);
+  // The command line wins over a file: no conflict with a preset's or a config's steal.
+  const std::string path = "uts_test_chunk.conf";
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nsteal = one\nthreads = 3\n";
+  }
+  CHECK(parse({"--config", path, "-c", "6"}).engine.steal.chunk == 6);
+  CHECK(parse({"--config", path, "-T", "5"}).engine.threads == 5);
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nchunk = 9\n";
+  }
+  CHECK(parse({"--config", path}).engine.steal.chunk == 9);
+  CHECK(parse({"--config", path, "--steal", "one"}).engine.steal.amount == StealAmount::one);
+  {
+    std::ofstream f(path);
+    f << "steal = half\nchunk = 9\n";
+  }
+  CHECK(error_of({"--config", path}).find(path + ":2:") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("reference flags in config files: long names and one-letter keys") {
+  const std::string path = "uts_test_reference.conf";
+  {
+    std::ofstream f(path);
+    f << "tree = geo\ndepth = 4\nchunk = 3\nstealing = 0\nbarrier-interval = 8\npoll-interval = 16\ndebug = 1\n";
+  }
+  const auto c = parse({"--config", path});
+  CHECK(c.engine.steal.chunk == 3);
+  CHECK_FALSE(c.engine.stealing);
+  CHECK(c.engine.reference.barrier_interval == 8);
+  CHECK(c.engine.reference.poll_interval == 16);
+  CHECK(c.engine.reference.debug_level == 1);
+  CHECK(parse({"--config", path, "-s", "1"}).engine.stealing);
+  {
+    std::ofstream f(path);
+    f << "c = 2\ns = 1\ni = 4\nx = 5\n";
+  }
+  const auto l = parse({"--config", path});
+  CHECK(l.engine.steal.chunk == 2);
+  CHECK(l.engine.stealing);
+  CHECK(l.engine.reference.barrier_interval == 4);
+  CHECK(l.engine.reference.debug_level == 5);
+  {
+    std::ofstream f(path);
+    f << "tree = geo\nstealing = 2\n";
+  }
+  CHECK(error_of({"--config", path}).find(path + ":2:") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("bad values of the reference flags name the flag") {
+  CHECK(error_of({"-c", "0"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "-3"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "1000000000"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c", "x"}).find("-c/--chunk") == 0);
+  CHECK(error_of({"-c"}).find("c") != std::string::npos);
+  CHECK(error_of({"-s", "2"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-s", "on"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-s", "-1"}).find("-s/--stealing") == 0);
+  CHECK(error_of({"-T", "0"}).find("-T") == 0);
+  CHECK(error_of({"-T", "5000"}).find("-T") == 0);
+  CHECK(error_of({"-T", "two"}).find("-T") == 0);
+  CHECK(error_of({"-i", "-1"}).find("-i/--barrier-interval") == 0);
+  CHECK(error_of({"-i", "2147483648"}).find("-i/--barrier-interval") == 0);
+  CHECK(error_of({"-I", "1.5"}).find("-I/--poll-interval") == 0);
+  CHECK(error_of({"-x", "abc"}).find("-x/--debug") == 0);
+  CHECK(error_of({"-v", "2.5"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "-1"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "3x"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"-v", "2147483648"}).find("-v/--verbose") == 0);
+  CHECK(error_of({"--verbose="}).find("-v/--verbose") == 0);
+}
+
+TEST_CASE("near-critical binomial trees such as T3L run without --max-nodes") {
+  // T3L has q*m = 1.00007 but dies out with probability ~0.93.
+  CHECK(error_of({"--preset", "T3L"}).empty());
+  CHECK(probability_finite(parse({"--preset", "T3L"}).tree) > 0.9);
+  CHECK(binomial_extinction_probability(0.5, 2) > 0.9999);  // critical: finite almost surely
+  CHECK(binomial_extinction_probability(0.3, 5) < 0.8);
+}
+
+TEST_CASE("hex root ids are right-aligned") {
+  CHECK(parse_root_id("101") == sha1::Words{0, 0, 0, 0, 0x101});
+  CHECK(parse_root_id("0x1") == sha1::Words{0, 0, 0, 0, 1});
+  CHECK(parse_root_id("ffffffff00000000") == sha1::Words{0, 0, 0, 0xffffffffu, 0});
+  CHECK(parse_root_id(std::string(40, 'F')) == sha1::Words{~0u, ~0u, ~0u, ~0u, ~0u});
+  CHECK(parse_root_id(std::string(40, 'a')) == sha1::Words{0xaaaaaaaau, 0xaaaaaaaau, 0xaaaaaaaau, 0xaaaaaaaau, 0xaaaaaaaau});
+  CHECK_FALSE(parse_root_id(std::string(41, '1')));
+  CHECK_FALSE(parse_root_id(""));
+  CHECK_FALSE(parse_root_id("12 4"));
+}

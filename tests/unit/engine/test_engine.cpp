@@ -1,0 +1,108 @@
+// engine/: the worker loop on real trees, every registered protocol, and its
+// seam to other ranks (engine/remote_link.hpp) driven by a loopback link that
+// plays a second rank: it takes thread 0's shallowest nodes while thread 0
+// works (LinkHost::give, the protocols' give_shallowest) and hands them back
+// when thread 0 is idle. The tree must come out exact either way.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "steal/registry.hpp"
+#include "traversal/sequential.hpp"
+
+using namespace uts;
+
+namespace {
+
+class LoopbackLink final : public RemoteLink {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 2; }
+  void poll_busy(LinkHost& host) override {
+    if (held_.empty() && !host.stop_raised()) given_ += host.give(64, held_);
+  }
+  bool poll_idle(LinkHost& host, bool) override {
+    if (!held_.empty()) {  // the "other rank" answers with the nodes it held
+      host.take(held_.data(), held_.size());
+      returned_ += held_.size();
+      held_.clear();
+      return true;
+    }
+    if (host.quiescent()) host.finish();  // nothing held anywhere: the job is over
+    return false;
+  }
+  void close(LinkHost&) override { closed_ = true; }
+  RankStats stats() const override { return {}; }
+
+  std::uint64_t given_ = 0, returned_ = 0;
+  bool closed_ = false;
+
+ private:
+  std::vector<Node> held_;
+};
+
+TreeParams small_tree() {
+  TreeParams p;
+  p.type = TreeType::geometric;
+  p.shape = GeoShape::fixed;
+  p.b0 = 4;
+  p.depth = 8;
+  p.seed = 1;  // 111,508 nodes
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("run_parallel: exact for every protocol at 1, 2 and 5 threads") {
+  const Tree tree(small_tree());
+  const RunResult want = run_sequential(tree, StopRule{});
+  REQUIRE(want.counts.nodes > 10000);
+  for (const ProtocolTraits* p : all_protocols()) {
+    for (int threads : {1, 2, 5}) {
+      CAPTURE(std::string(p->name));
+      CAPTURE(threads);
+      EngineSettings s;
+      s.protocol = std::string(p->name);
+      s.steal = p->default_steal;
+      s.victim = p->default_victim;
+      s.threads = threads;
+      ProgressBoard board(threads);
+      const RunResult got = run_parallel(tree, s, StopRule{}, board);
+      CHECK(got.status == RunStatus::complete);
+      CHECK(got.counts.nodes == want.counts.nodes);
+      CHECK(got.counts.checksum == want.counts.checksum);
+      std::uint64_t per_thread = 0;
+      for (const ThreadStats& t : got.threads) per_thread += t.nodes;
+      CHECK(per_thread == want.counts.nodes);
+    }
+  }
+}
+
+TEST_CASE("the rank seam: thread 0 gives its shallowest nodes away and gets them back, exact") {
+  const Tree tree(small_tree());
+  const RunResult want = run_sequential(tree, StopRule{});
+  for (const ProtocolTraits* p : all_protocols()) {
+    for (int threads : {1, 3}) {
+      CAPTURE(std::string(p->name));
+      CAPTURE(threads);
+      EngineSettings s;
+      s.protocol = std::string(p->name);
+      s.steal = p->default_steal;
+      s.victim = p->default_victim;
+      s.threads = threads;
+      s.ranks.poll = 16;
+      ProgressBoard board(threads);
+      LoopbackLink link;
+      const RunResult got = run_parallel(tree, s, StopRule{}, board, &link);
+      CHECK(got.status == RunStatus::complete);
+      CHECK(got.counts.nodes == want.counts.nodes);
+      CHECK(got.counts.leaves == want.counts.leaves);
+      CHECK(got.counts.checksum == want.counts.checksum);
+      CHECK(link.given_ > 0);  // the seam was really used
+      CHECK(link.returned_ == link.given_);
+      CHECK(link.closed_);
+    }
+  }
+}

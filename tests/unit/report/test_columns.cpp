@@ -1,0 +1,77 @@
+// report/columns.hpp: the one table behind CSV and JSON. The CSV header is a
+// contract (scripts parse it): it must stay exactly as published; every
+// column is named once; a field that does not apply is empty or null.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "report/columns.hpp"
+#include "report/format.hpp"
+
+using namespace uts;
+
+namespace {
+
+MachineInfo machine() {
+  MachineInfo m;
+  m.hostname = "host, with a comma";
+  m.uts_version = "test";
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the CSV header is the published one, column for column") {
+  CHECK(csv_header() ==
+        "uts_version,timestamp_utc,preset,tree,shape,b0,depth,q,m,shift,seed,granularity,rng,root_id,"
+        "engine,threads,steal,victim,init,status,size,tree_depth,leaves,checksum,truncations,seconds,"
+        "nodes_per_sec,steal_attempts,steals,nodes_stolen,deques_examined,shares,reclaims,nodes_shared,"
+        "nodes_reclaimed,sleeps,stealing,sha1,"
+        "steal_success_rate,nodes_per_steal,deques_examined_per_attempt,node_share_variance,"
+        "node_share_relative_variance,idle_seconds,verified,openmp_runtime,hostname,"
+        "protocol,poll_interval,requests_sent,requests_answered,requests_refused,requests_withdrawn,"
+        "mean_request_wait_seconds,domains,domain_count,remote_delay_ns,steal_local,steal_remote,"
+        "local_steal_attempts,local_steals,local_steal_nodes,remote_steal_attempts,remote_steals,"
+        "remote_steal_nodes,domain_node_share_variance,ranks,global_requests_sent,global_steals,global_nodes_stolen\n");
+}
+
+TEST_CASE("every column has a name, each CSV name and each JSON name within its object once") {
+  std::set<std::string> csv, json;
+  for (const Column& c : run_columns()) {
+    CHECK((c.csv || c.group));
+    CHECK((c.value != nullptr));
+    if (c.csv) CHECK(csv.insert(c.csv).second);
+    if (c.group) {
+      REQUIRE(c.json);
+      CHECK(json.insert(std::string(c.group) + "." + c.json).second);
+    }
+  }
+  for (auto table : {thread_columns(), domain_columns(), rank_columns()}) {
+    std::set<std::string> names;
+    for (const RowColumn& c : table) CHECK(names.insert(c.json).second);
+  }
+}
+
+TEST_CASE("fields that do not apply: empty in CSV, null or absent in JSON, never zero") {
+  TreeParams tree;
+  EngineSettings engine;
+  engine.threads = 1;
+  engine.protocol = "chaselev";
+  RunResult result;
+  result.threads.resize(1);
+  const ExpectedResults expected;
+  const MachineInfo m = machine();
+  const RunReport report{tree, engine, "", result, expected, std::nullopt, m};
+  const std::string json = render_json(report);
+  CHECK(json.find("\"shares\":null") != std::string::npos);      // Chase-Lev keeps no shares
+  CHECK(json.find("\"preset\":null") != std::string::npos);
+  CHECK(json.find("\"verified\":null") != std::string::npos);
+  CHECK(json.find("requests_sent") == std::string::npos);        // not a polling protocol: absent
+  CHECK(json.find("\"ranks\":[") == std::string::npos);          // not under mpirun
+  CHECK(json.find("\"domains\":{") == std::string::npos);
+  CHECK(json.find("\"hostname\":\"host, with a comma\"") != std::string::npos);
+  const std::string row = render_csv_row(report);
+  CHECK(row.find("\"host, with a comma\"") != std::string::npos);  // quoted in CSV
+  CHECK(row.find(",chaselev,,") != std::string::npos);            // protocol, then no poll interval
+}
