@@ -28,200 +28,242 @@ std::uint64_t added_serial(std::uint64_t fill, int threads, int t, std::uint64_t
 
 using Counter = Padded<std::atomic<std::int64_t>>;
 
-PoolTrial run_trial(const PoolSettings& s, int trial) {
-  const int p = s.threads;
-  std::vector<ThiefRecord> records(static_cast<std::size_t>(p));
-  std::vector<SplitDeque*> segs(static_cast<std::size_t>(p), nullptr);
-  ManberTree manber(p);
-  Counter next_op, active, searching;
-  active.value.store(p);
-  const std::vector<bool> producer =
-      s.producers ? producer_map(p, *s.producers, s.arrangement) : std::vector<bool>(static_cast<std::size_t>(p));
-  PoolTrial out;
-  out.threads.resize(static_cast<std::size_t>(p));
-  std::vector<std::vector<std::uint64_t>> removed(static_cast<std::size_t>(p)), left(static_cast<std::size_t>(p));
-  std::vector<std::vector<SegmentSample>> trace(static_cast<std::size_t>(p));
-  Clock::time_point start;
-  const RemoteDelay delay{s.remote_delay_ns};  // every other segment is remote (its own processor's memory)
-  const std::uint64_t sample_every =
-      std::max<std::uint64_t>(1, s.ops / (static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(s.samples)));
+// One trial: the threads' segments and what they share, the per-thread
+// operation loop and search, then the conservation check and the measures.
+class Trial {
+ public:
+  Trial(const PoolSettings& s, int trial)
+      : s_(s),
+        trial_(trial),
+        p_(s.threads),
+        records_(static_cast<std::size_t>(p_)),
+        segs_(static_cast<std::size_t>(p_), nullptr),
+        manber_(p_),
+        producer_(s.producers ? producer_map(p_, *s.producers, s.arrangement)
+                              : std::vector<bool>(static_cast<std::size_t>(p_))),
+        removed_(static_cast<std::size_t>(p_)),
+        left_(static_cast<std::size_t>(p_)),
+        trace_(static_cast<std::size_t>(p_)),
+        delay_{s.remote_delay_ns},  // every other segment is remote (its own processor's memory)
+        sample_every_(std::max<std::uint64_t>(
+            1, s.ops / (static_cast<std::uint64_t>(p_) * static_cast<std::uint64_t>(s.samples)))) {
+    active_.value.store(p_);
+    out_.threads.resize(static_cast<std::size_t>(p_));
+  }
 
-  omp_set_dynamic(0);
-#pragma omp parallel num_threads(p)
-  try {
-    const int id = omp_get_thread_num();
+  PoolTrial run() {
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(p_)
+    try {
+      thread_body(omp_get_thread_num());
+    } catch (const std::exception& e) {
+      // Out of memory or a segment past 2^30 slots: as in the engine, say why
+      // and leave at once (threads cannot be unwound out of the region).
+      std::fprintf(stderr, "uts: %s\n", e.what());
+      std::_Exit(3);
+    }
+    account();
+    measure();
+    return std::move(out_);
+  }
+
+ private:
+  // Per thread: fill, operate until the operations run out, then (after
+  // everyone stopped) drain the own segment.
+  void thread_body(int id) {
     const auto me = static_cast<std::size_t>(id);
-    auto* seg = new SplitDeque(records);  // first touch by the owner
-    segs[me] = seg;
-    PoolThreadStats& st = out.threads[me];
-    st.producer = producer[me];
-    const std::uint64_t lo = s.fill * me / static_cast<std::uint64_t>(p);
-    const std::uint64_t hi = s.fill * (me + 1) / static_cast<std::uint64_t>(p);
+    auto* seg = new SplitDeque(records_);  // first touch by the owner
+    segs_[me] = seg;
+    PoolThreadStats& st = out_.threads[me];
+    st.producer = producer_[me];
+    const std::uint64_t lo = s_.fill * me / static_cast<std::uint64_t>(p_);
+    const std::uint64_t hi = s_.fill * (me + 1) / static_cast<std::uint64_t>(p_);
     for (std::uint64_t k = lo; k < hi; ++k) seg->push(make_item(k));
-    Rng rng(Rng::mix(s.seed) ^ (static_cast<std::uint64_t>(trial) * 1000003u + me));
-    VictimSelector victims(s.victim == VictimOrder::hier ? VictimOrder::random : s.victim, id, p, &manber,
+    Rng rng(Rng::mix(s_.seed) ^ (static_cast<std::uint64_t>(trial_) * 1000003u + me));
+    VictimSelector victims(s_.victim == VictimOrder::hier ? VictimOrder::random : s_.victim, id, p_, &manber_,
                            rng.next());
 #pragma omp barrier
 #pragma omp single
-    start = Clock::now();
+    start_ = Clock::now();
+    sample(id, *seg);
+    operate(id, *seg, st, rng, victims);
+    // Leaving: every item stays reachable to the threads still searching.
+    seg->share_all();
+    active_.value.fetch_sub(1, std::memory_order_relaxed);  // relaxed: see search()
+#pragma omp barrier
+#pragma omp single
+    out_.seconds = seconds_since(start_);
+    // Every steal is over: each owner drains its own segment.
+    Node x;
+    while (seg->pop(x)) left_[me].push_back(serial_of(x));
+    sample(id, *seg);
+#pragma omp barrier
+    delete seg;
+  }
+
+  void sample(int id, const SplitDeque& seg) {
+    // relaxed inside shared_size(): the size is a snapshot for the trace.
+    trace_[static_cast<std::size_t>(id)].push_back({seconds_since(start_), id, seg.private_size() + seg.shared_size()});
+  }
+
+  // Operations taken from the shared counter until `ops` are handed out.
+  void operate(int id, SplitDeque& seg, PoolThreadStats& st, Rng& rng, VictimSelector& victims) {
     std::uint64_t own_ops = 0;
-    auto sample = [&] {
-      // relaxed inside shared_size(): the size is a snapshot for the trace.
-      trace[me].push_back({seconds_since(start), id, seg->private_size() + seg->shared_size()});
-    };
-    sample();
-    // A remove that found its segment empty: search and steal. false: abort.
-    auto search = [&](Node& x) {
-      // relaxed: the counts only decide when to give up (the study's rule).
-      searching.value.fetch_add(1, std::memory_order_relaxed);
-      victims.begin_search();
-      std::uint64_t misses = 0, probes = 0;
-      bool got = false;
-      for (;;) {
-        const int v = victims.next();
-        if (v < 0) break;  // one thread: nobody to steal from
-        SplitDeque& victim = *segs[static_cast<std::size_t>(v)];
-        delay();  // the probe
-        ++st.segments_examined;
-        ++probes;
-        if (s.steal.claim_size(victim.shared_size()) > 0) {
-          delay();  // the claim
-          const std::uint32_t n = victim.steal(s.steal, *seg, records[me]);
-          if (n > 0) {
-            ++st.steals;
-            st.elements_stolen += n;
-            st.segments_examined_stealing += probes;
-            victims.found_work(v);
-            got = seg->pop(x);
-            break;
-          }
-        } else {
-          victim.request_share();
-        }
-        victims.missed();
-        // After p-1 misses (about a round; random and tree orders may skip a
-        // segment, which only matters as a trial ends, and the items it held
-        // are counted as remaining): give up when every thread still
-        // performing operations is searching (nobody can add).
-        if (++misses >= static_cast<std::uint64_t>(p - 1)) {
-          misses = 0;
-          if (searching.value.load(std::memory_order_relaxed) >= active.value.load(std::memory_order_relaxed)) break;
-          // More threads than cores: let the owners we wait for (to add, or
-          // to share on our request) run. Each study processor had its own CPU.
-          std::this_thread::yield();
-        }
-      }
-      searching.value.fetch_sub(1, std::memory_order_relaxed);
-      return got;
-    };
     for (;;) {
       // relaxed: a ticket; exactly `ops` are handed out.
-      if (static_cast<std::uint64_t>(next_op.value.fetch_add(1, std::memory_order_relaxed)) >= s.ops) break;
-      const bool add = s.producers ? st.producer : static_cast<int>(rng.below(100)) < s.mix;
+      if (static_cast<std::uint64_t>(next_op_.value.fetch_add(1, std::memory_order_relaxed)) >= s_.ops) break;
+      const bool add = s_.producers ? st.producer : static_cast<int>(rng.below(100)) < s_.mix;
       const auto t0 = Clock::now();
       if (add) {
-        seg->push(make_item(added_serial(s.fill, p, id, st.adds)));
+        seg.push(make_item(added_serial(s_.fill, p_, id, st.adds)));
         ++st.adds;
         st.add_seconds += seconds_since(t0);
       } else {
         Node x;
-        bool got = seg->pop(x);
+        bool got = seg.pop(x);
         if (!got) {
-          got = search(x);
+          got = search(id, seg, st, victims, x);
           if (got) ++st.removes_stole;
         }
         if (got) {
-          removed[me].push_back(serial_of(x));
+          removed_[static_cast<std::size_t>(id)].push_back(serial_of(x));
           ++st.removes;
           st.remove_seconds += seconds_since(t0);
         } else {
           ++st.aborted;
         }
       }
-      if (seg->share_requested()) seg->share();
-      if (++own_ops % sample_every == 0) sample();
+      if (seg.share_requested()) seg.share();
+      if (++own_ops % sample_every_ == 0) sample(id, seg);
     }
-    // Leaving: every item stays reachable to the threads still searching.
-    seg->share_all();
-    active.value.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as `searching`
-#pragma omp barrier
-#pragma omp single
-    out.seconds = seconds_since(start);
-    // Every steal is over: each owner drains its own segment.
-    Node x;
-    while (seg->pop(x)) left[me].push_back(serial_of(x));
-    sample();
-#pragma omp barrier
-    delete seg;
-  } catch (const std::exception& e) {
-    // Out of memory or a segment past 2^30 slots: as in the engine, say why
-    // and leave at once (threads cannot be unwound out of the region).
-    std::fprintf(stderr, "uts: %s\n", e.what());
-    std::_Exit(3);
+  }
+
+  // A remove that found its segment empty: search and steal. false: abort.
+  bool search(int id, SplitDeque& seg, PoolThreadStats& st, VictimSelector& victims, Node& x) {
+    // relaxed: the counts only decide when to give up (the study's rule).
+    searching_.value.fetch_add(1, std::memory_order_relaxed);
+    victims.begin_search();
+    std::uint64_t misses = 0, probes = 0;
+    bool got = false;
+    for (;;) {
+      const int v = victims.next();
+      if (v < 0) break;  // one thread: nobody to steal from
+      SplitDeque& victim = *segs_[static_cast<std::size_t>(v)];
+      delay_();  // the probe
+      ++st.segments_examined;
+      ++probes;
+      if (s_.steal.claim_size(victim.shared_size()) > 0) {
+        delay_();  // the claim
+        const std::uint32_t n = victim.steal(s_.steal, seg, records_[static_cast<std::size_t>(id)]);
+        if (n > 0) {
+          ++st.steals;
+          st.elements_stolen += n;
+          st.segments_examined_stealing += probes;
+          victims.found_work(v);
+          got = seg.pop(x);
+          break;
+        }
+      } else {
+        victim.request_share();
+      }
+      victims.missed();
+      // After p-1 misses (about a round; random and tree orders may skip a
+      // segment, which only matters as a trial ends, and the items it held
+      // are counted as remaining): give up when every thread still
+      // performing operations is searching (nobody can add).
+      if (++misses >= static_cast<std::uint64_t>(p_ - 1)) {
+        misses = 0;
+        // relaxed: as above.
+        if (searching_.value.load(std::memory_order_relaxed) >= active_.value.load(std::memory_order_relaxed)) break;
+        // More threads than cores: let the owners we wait for (to add, or
+        // to share on our request) run. Each study processor had its own CPU.
+        std::this_thread::yield();
+      }
+    }
+    searching_.value.fetch_sub(1, std::memory_order_relaxed);  // relaxed: as above
+    return got;
   }
 
   // Conservation: every serial ever created was removed or is left, once.
   // Index: initial item k -> k; thread t's k-th add -> fill + (adds of the
   // threads before t) + k.
-  std::vector<std::uint64_t> first(static_cast<std::size_t>(p) + 1, s.fill);
-  for (int t = 0; t < p; ++t)
-    first[static_cast<std::size_t>(t) + 1] = first[static_cast<std::size_t>(t)] + out.threads[static_cast<std::size_t>(t)].adds;
-  const std::uint64_t created = first[static_cast<std::size_t>(p)];
-  Ledger ledger(created);
-  auto mark = [&](std::uint64_t serial) {
-    if (serial == kCorruptItem) return ledger.corrupt();
-    if (serial < s.fill) return ledger.count(serial);
-    const std::uint64_t rel = serial - s.fill, t = rel % static_cast<std::uint64_t>(p), k = rel / static_cast<std::uint64_t>(p);
-    ledger.count(k < out.threads[t].adds ? first[t] + k : created);  // created: a serial nobody made
-  };
-  for (const auto& v : removed)
-    for (std::uint64_t x : v) mark(x);
-  for (const auto& v : left)
-    for (std::uint64_t x : v) mark(x);
-  out.lost = ledger.lost();
-  out.duplicated = ledger.duplicated();
-  const std::uint64_t bad = ledger.corrupted() + ledger.strays();  // corrupt items, or serials nobody created
-  const std::uint64_t adds_total = created - s.fill;
-  out.initial = s.fill;
-  out.added = adds_total;
-  for (const auto& v : removed) out.removed += v.size();
-  for (const auto& v : left) out.remaining += v.size();
-  for (const PoolThreadStats& t : out.threads) out.aborted += t.aborted;
-  out.conserved = out.lost == 0 && out.duplicated == 0 && bad == 0 &&
-                  out.initial + out.added - out.removed == out.remaining;
-
-  // The study's measures.
-  double add_sum = 0, remove_sum = 0;
-  int adders = 0, removers = 0;
-  std::uint64_t removes = 0, stole = 0, steals = 0, examined = 0, elements = 0;
-  for (const PoolThreadStats& t : out.threads) {
-    if (t.adds) {
-      add_sum += 1e6 * t.add_seconds / double(t.adds);
-      ++adders;
-    }
-    if (t.removes) {
-      remove_sum += 1e6 * t.remove_seconds / double(t.removes);
-      ++removers;
-    }
-    removes += t.removes;
-    stole += t.removes_stole;
-    steals += t.steals;
-    examined += t.segments_examined_stealing;
-    elements += t.elements_stolen;
+  void account() {
+    std::vector<std::uint64_t> first(static_cast<std::size_t>(p_) + 1, s_.fill);
+    for (int t = 0; t < p_; ++t)
+      first[static_cast<std::size_t>(t) + 1] = first[static_cast<std::size_t>(t)] + out_.threads[static_cast<std::size_t>(t)].adds;
+    const std::uint64_t created = first[static_cast<std::size_t>(p_)];
+    Ledger ledger(created);
+    auto mark = [&](std::uint64_t serial) {
+      if (serial == kCorruptItem) return ledger.corrupt();
+      if (serial < s_.fill) return ledger.count(serial);
+      const std::uint64_t rel = serial - s_.fill, t = rel % static_cast<std::uint64_t>(p_),
+                          k = rel / static_cast<std::uint64_t>(p_);
+      ledger.count(k < out_.threads[t].adds ? first[t] + k : created);  // created: a serial nobody made
+    };
+    for (const auto& v : removed_)
+      for (std::uint64_t x : v) mark(x);
+    for (const auto& v : left_)
+      for (std::uint64_t x : v) mark(x);
+    out_.lost = ledger.lost();
+    out_.duplicated = ledger.duplicated();
+    out_.initial = s_.fill;
+    out_.added = created - s_.fill;
+    for (const auto& v : removed_) out_.removed += v.size();
+    for (const auto& v : left_) out_.remaining += v.size();
+    for (const PoolThreadStats& t : out_.threads) out_.aborted += t.aborted;
+    const std::uint64_t bad = ledger.corrupted() + ledger.strays();  // corrupt items, or serials nobody created
+    out_.conserved = out_.lost == 0 && out_.duplicated == 0 && bad == 0 &&
+                     out_.initial + out_.added - out_.removed == out_.remaining;
   }
-  out.mean_add_us = adders ? add_sum / adders : 0;
-  out.mean_remove_us = removers ? remove_sum / removers : 0;
-  out.removes_stole_pct = removes ? 100.0 * double(stole) / double(removes) : 0;
-  out.segments_per_steal = steals ? double(examined) / double(steals) : 0;
-  out.elements_per_steal = steals ? double(elements) / double(steals) : 0;
-  out.steals = steals;
-  out.segments_examined_stealing = examined;
-  out.elements_stolen = elements;
-  for (auto& v : trace) out.trace.insert(out.trace.end(), v.begin(), v.end());
-  std::sort(out.trace.begin(), out.trace.end(),
-            [](const SegmentSample& a, const SegmentSample& b) { return a.seconds < b.seconds; });
-  return out;
-}
+
+  // The study's measures, and the trace in time order.
+  void measure() {
+    double add_sum = 0, remove_sum = 0;
+    int adders = 0, removers = 0;
+    std::uint64_t removes = 0, stole = 0, steals = 0, examined = 0, elements = 0;
+    for (const PoolThreadStats& t : out_.threads) {
+      if (t.adds) {
+        add_sum += 1e6 * t.add_seconds / double(t.adds);
+        ++adders;
+      }
+      if (t.removes) {
+        remove_sum += 1e6 * t.remove_seconds / double(t.removes);
+        ++removers;
+      }
+      removes += t.removes;
+      stole += t.removes_stole;
+      steals += t.steals;
+      examined += t.segments_examined_stealing;
+      elements += t.elements_stolen;
+    }
+    out_.mean_add_us = adders ? add_sum / adders : 0;
+    out_.mean_remove_us = removers ? remove_sum / removers : 0;
+    out_.removes_stole_pct = removes ? 100.0 * double(stole) / double(removes) : 0;
+    out_.segments_per_steal = steals ? double(examined) / double(steals) : 0;
+    out_.elements_per_steal = steals ? double(elements) / double(steals) : 0;
+    out_.steals = steals;
+    out_.segments_examined_stealing = examined;
+    out_.elements_stolen = elements;
+    for (auto& v : trace_) out_.trace.insert(out_.trace.end(), v.begin(), v.end());
+    std::sort(out_.trace.begin(), out_.trace.end(),
+              [](const SegmentSample& a, const SegmentSample& b) { return a.seconds < b.seconds; });
+  }
+
+  const PoolSettings& s_;
+  const int trial_;
+  const int p_;
+  std::vector<ThiefRecord> records_;
+  std::vector<SplitDeque*> segs_;
+  ManberTree manber_;
+  Counter next_op_, active_, searching_;
+  const std::vector<bool> producer_;
+  PoolTrial out_;
+  std::vector<std::vector<std::uint64_t>> removed_, left_;
+  std::vector<std::vector<SegmentSample>> trace_;
+  Clock::time_point start_;
+  const RemoteDelay delay_;
+  const std::uint64_t sample_every_;
+};
 
 // The mean over the trials where the measure exists (a trial without adds
 // has no add time, not an add time of 0).
@@ -252,7 +294,7 @@ std::vector<bool> producer_map(int threads, int producers, Arrangement arrangeme
 
 PoolResult run_pool(const PoolSettings& settings) {
   PoolResult r;
-  for (int t = 0; t < settings.trials; ++t) r.trials.push_back(run_trial(settings, t));
+  for (int t = 0; t < settings.trials; ++t) r.trials.push_back(Trial(settings, t).run());
   return r;
 }
 

@@ -43,6 +43,15 @@ class LoopbackLink final : public RemoteLink {
   std::vector<Node> held_;
 };
 
+EngineSettings settings_for(const ProtocolTraits& p, int threads) {
+  EngineSettings s;
+  s.protocol = std::string(p.name);
+  s.steal = p.default_steal;
+  s.victim = p.default_victim;
+  s.threads = threads;
+  return s;
+}
+
 TreeParams small_tree() {
   TreeParams p;
   p.type = TreeType::geometric;
@@ -63,11 +72,7 @@ TEST_CASE("run_parallel: exact for every protocol at 1, 2 and 5 threads") {
     for (int threads : {1, 2, 5}) {
       CAPTURE(std::string(p->name));
       CAPTURE(threads);
-      EngineSettings s;
-      s.protocol = std::string(p->name);
-      s.steal = p->default_steal;
-      s.victim = p->default_victim;
-      s.threads = threads;
+      const EngineSettings s = settings_for(*p, threads);
       ProgressBoard board(threads);
       const RunResult got = run_parallel(tree, s, StopRule{}, board);
       CHECK(got.status == RunStatus::complete);
@@ -87,11 +92,7 @@ TEST_CASE("the rank seam: thread 0 gives its shallowest nodes away and gets them
     for (int threads : {1, 3}) {
       CAPTURE(std::string(p->name));
       CAPTURE(threads);
-      EngineSettings s;
-      s.protocol = std::string(p->name);
-      s.steal = p->default_steal;
-      s.victim = p->default_victim;
-      s.threads = threads;
+      EngineSettings s = settings_for(*p, threads);
       s.ranks.poll = 16;
       ProgressBoard board(threads);
       LoopbackLink link;

@@ -4,16 +4,16 @@
 #include <cstdint>
 
 #include "run/result.hpp"
+#include "support/t2xxl.hpp"
 
 using namespace uts;
 
 namespace {
 
-constexpr std::uint64_t kTwo32 = std::uint64_t{1} << 32;
-// T2XXL, from the reference's sample tree list.
-constexpr std::uint64_t kSize = 10612052303u;
-constexpr std::uint32_t kDepth = 216370u;
-constexpr std::uint64_t kLeaves = 5306027151u;
+using test::kTwo32;
+constexpr std::uint64_t kSize = test::kT2xxlSize;
+constexpr std::uint32_t kDepth = test::kT2xxlDepth;
+constexpr std::uint64_t kLeaves = test::kT2xxlLeaves;
 
 RunResult t2xxl_result() {
   RunResult r;
