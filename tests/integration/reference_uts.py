@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent, deliberately plain implementation of the UTS tree rules
-(shared/uts-spec.md section 1), used to cross-check small trees.
+(docs/tree-rules.md), used to cross-check small trees.
 
 It shares no code with the C++ binary: SHA-1 comes from hashlib, log/pow/sin
 from Python's math module (the C library's), and the traversal is a simple

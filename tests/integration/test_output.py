@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Output contract (spec section 4): text lines, JSON, CSV, --output, --verify,
+"""Output contract (docs/output.md): text lines, JSON, CSV, --output, --verify,
 --max-nodes, informational flags.
 
 usage: test_output.py UTS_BINARY

@@ -1,4 +1,4 @@
-/* Exhaustive model of the Chase-Lev deque in src/parallel/chase_lev.*
+/* Exhaustive model of the Chase-Lev deque in src/steal/protocols/chaselev/chase_lev.*
  * (Chase and Lev, SPAA 2005, with the C11 orders of Le, Pop, Cohen and
  * Zappa Nardelli, "Correct and Efficient Work-Stealing for Weak Memory
  * Models", PPoPP 2013, Figure 1), above all the race of take() and steal()

@@ -1,5 +1,5 @@
 /* Exhaustive model of the request/response handshake in
- * src/parallel/request_protocol.* (private deques, one request cell per
+ * src/steal/protocols/request/ (private deques, one request cell per
  * owner, one mailbox per thief) together with the busy/idle marks that the
  * termination detection reads.
  *
@@ -23,7 +23,7 @@
  *
  * Faithful points (each shared access a separate step, in the code's order):
  *  - cell values EMPTY, CLOSED, ANSWERING, THIEF + t; status values IDLE,
- *    WAITING, ANSWERED, REFUSED (the encodings of request_protocol.hpp);
+ *    WAITING, ANSWERED, REFUSED (the encodings of request_cell.hpp);
  *  - thief (steal): busy() FIRST, then status = WAITING, then the post CAS
  *    cell[v]: EMPTY -> THIEF + me; on failure idle() again and move on;
  *  - waiting: the thief loads its status until it leaves WAITING; at any
@@ -62,7 +62,7 @@
  *    WAITING store before the owner's answer in the status's modification
  *    order (the exchange must be acquire for that too, not relaxed), and
  *    makes the thief's busy store strongly happen before its victim's idle
- *    store, as termination.hpp requires;
+ *    store, as steal/idle/termination.hpp requires;
  *  - sizes: P = 3, ITEMS = 2, SPAWN = 2, ATT = 2.
  *
  * Mutations that must be caught (check.sh verifies they are):

@@ -1,6 +1,6 @@
 /* Exhaustive model of the Dijkstra-Safra termination detection (EWD998)
  * across the ranks of an MPI job: the rules of src/distrib/safra.hpp as
- * src/distrib/mpi_agent.cpp applies them.
+ * src/distrib/agent.cpp applies them (the token policy is SafraRing).
  *
  * N = 3 ranks in a ring 0 -> 1 -> 2 -> 0. Each rank is active or passive. An
  * active rank may send a basic message (an answer carrying nodes) to any
@@ -26,7 +26,7 @@
  *
  * Faithful points (each step one atomic action of one rank):
  *  - send (Safra::sent_basic): an active rank, c_i += 1, the message is in
- *    flight to its destination (mpi_agent answers with nodes only from
+ *    flight to its destination (the agent answers with nodes only from
  *    poll_busy, i.e. while the rank is active, and counts before sending);
  *  - receipt (Safra::received_basic, then RankHost::take): at any time after
  *    the send, c_j -= 1, rank j black and active;

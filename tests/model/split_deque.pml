@@ -1,4 +1,4 @@
-/* Exhaustive model of the split deque protocol in src/parallel/split_deque.*
+/* Exhaustive model of the split deque protocol in src/steal/protocols/split/split_deque.*
  * (copy-before-claim thieves, split and top only rising, reclaim by taking
  * the whole shared part, rings retired behind hazard pointers).
  *

@@ -1,4 +1,4 @@
-/* Exhaustive model of the termination protocol in src/parallel/termination.hpp
+/* Exhaustive model of the termination protocol in src/steal/idle/termination.hpp
  * (per-thread state words (epoch, busy) and a double scan).
  *
  * P threads. Thread i alone writes S[i] = epoch * 2 + busy. Work items live
@@ -38,7 +38,7 @@
  *    and scan loads are seq_cst, but the claim CAS is acq_rel and the
  *    victim's empty observation an acquire; the busy-before-idle order the
  *    model assumes still holds in S through strongly-happens-before (see
- *    src/parallel/termination.hpp);
+ *    src/steal/idle/termination.hpp);
  *  - the request-to-share and backoff are left out (they do not change S);
  *  - sizes: P = 3, ITEMS = 2, SPAWN = 2, EMAX = 4 (check.sh runs the
  *    liveness search with EMAX = 3: its state space is several times larger).
