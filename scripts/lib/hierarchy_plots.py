@@ -7,6 +7,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import plot_common  # noqa: E402
 
 
 def _x(delay):
@@ -15,9 +16,7 @@ def _x(delay):
 
 def _save(fig, out, name):
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(os.path.join(out, "%s.%s" % (name, ext)))
-    plt.close(fig)
+    plot_common.save(fig, out, name)
 
 
 def draw(out, summary, runs):

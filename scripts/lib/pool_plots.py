@@ -14,8 +14,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, FuncFormatter  # noqa: E402
+import plot_common  # noqa: E402
 
-FORMATS = ("png", "svg")
+FORMATS = plot_common.FORMATS
 PLOTS = ("pool_mix_time", "pool_producers_time", "pool_trace", "pool_elements_per_steal",
          "pool_segments_per_steal", "pool_remote_delay")
 SEARCH_ORDER = ("linear", "random", "tree")
@@ -23,14 +24,7 @@ SEARCH_COLOR = {"linear": "tab:blue", "random": "tab:orange", "tree": "tab:green
 ARRANGEMENT_STYLE = {"contiguous": ("-", "o"), "spread": ("--", "s")}
 
 
-def _save(fig, out_dir, name):
-    files = []
-    for fmt in FORMATS:
-        path = os.path.join(out_dir, "%s.%s" % (name, fmt))
-        fig.savefig(path, dpi=150, bbox_inches="tight")
-        files.append(path)
-    plt.close(fig)
-    return files
+_save = plot_common.save
 
 
 def _read_csv(path):
@@ -58,8 +52,7 @@ def _panels(rows, cols, width=4.8, height=3.8):
 
 
 def _caption(fig, meta):
-    if meta.get("machine_line"):
-        fig.text(0.5, -0.02, meta["machine_line"], ha="center", va="top", fontsize=8, color="0.3")
+    plot_common.caption(fig, meta, below=-0.02)
 
 
 def _series(ax, pts, name, label, color=None, style=("-", "o"), log=False):

@@ -4,6 +4,8 @@ import csv
 import os
 import statistics
 
+from study_common import write_csv  # noqa: F401  (the studies' CSV writer, re-exported)
+
 # One row per run. Stable column order: scripts and papers parse it.
 RUN_COLUMNS = [
     "tree", "threads", "steal", "victim", "init", "rep", "pinning",
@@ -242,12 +244,3 @@ def summarize(rows):
         out.append(row)
     return out
 
-
-def write_csv(path, columns, rows):
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns)  # None (not applicable) is written empty
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("%.6g" % v if isinstance(v, float) else v) for k, v in r.items()})
-    os.replace(tmp, path)

@@ -12,8 +12,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import study_data  # noqa: E402
+import plot_common  # noqa: E402
 
-FORMATS = ("png", "svg")
+FORMATS = plot_common.FORMATS
 PLOTS = ("speedup", "efficiency", "nodes_per_sec", "work_share", "steal_stats")
 # Drawn too when a study has more than one remote delay.
 HIER_PLOTS = ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", "hier_domain_share")
@@ -21,10 +22,7 @@ HIER_PLOTS = ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", 
 RANKS_PLOTS = ("ranks_speedup", "ranks_global_steals")
 
 
-def _save(fig, out_dir, name):
-    for fmt in FORMATS:
-        fig.savefig(os.path.join(out_dir, "%s.%s" % (name, fmt)), dpi=150, bbox_inches="tight")
-    plt.close(fig)
+_save = plot_common.save
 
 
 def _varying(rows):
@@ -96,10 +94,7 @@ def _series(summary, tree, policy, column):
     return pts
 
 
-def _caption(fig, meta):
-    """Machine and commit under the panels, clear of the axis labels."""
-    if meta.get("machine_line"):
-        fig.text(0.5, -0.04, meta["machine_line"], ha="center", va="top", fontsize=8, color="0.3")
+_caption = plot_common.caption
 
 
 def _thread_ticks(ax, rows):
