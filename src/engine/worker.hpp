@@ -161,12 +161,17 @@ class ThreadRun final : public LinkHost {
 
   // ---- LinkHost, for thread 0's agent (thread 0 only) ----
   std::size_t give(std::size_t max, std::vector<Node>& out) override {
-    // Half of what it holds, at most `max`, the shallowest; always keep one.
-    // Thread 0 stays busy throughout, so the nodes are always held by a busy thread.
-    const std::uint64_t held = self_.deque.size();
-    if (held < 2) return 0;
-    const std::uint64_t k = std::min<std::uint64_t>(max, held / 2);
-    return self_.deque.give_shallowest(static_cast<std::uint32_t>(k), out);
+    // Half of what it holds, at most `max`, the shallowest. The deepest node
+    // is popped first and pushed back after, so one is always kept whatever
+    // thieves take meanwhile (the held count is only an estimate). Thread 0
+    // stays busy throughout, so the nodes are always held by a busy thread.
+    if (self_.deque.size() < 2) return 0;
+    Node kept;
+    if (!self_.deque.pop(kept)) return 0;
+    const std::uint64_t k = std::min<std::uint64_t>(max, (self_.deque.size() + 1) / 2);
+    const std::uint32_t n = self_.deque.give_shallowest(static_cast<std::uint32_t>(k), out);
+    self_.deque.push(kept);
+    return n;
   }
   void take(const Node* nodes, std::size_t count) override {
     if (searching_) busy_.busy();  // before the nodes are ours (idle/termination.hpp)

@@ -167,7 +167,8 @@ TEST_CASE("agents over an in-memory network: exact, and every rank statistic bal
     const Tree tree(params);
     const RunResult want = run_sequential(tree, StopRule{});
     for (const char* protocol : {"split", "locked", "request", "chaselev"}) {
-      for (auto [ranks, threads] : {std::pair{2, 1}, std::pair{3, 2}, std::pair{5, 1}}) {
+      for (const auto& shape : {std::pair{2, 1}, std::pair{3, 2}, std::pair{5, 1}}) {
+        const int ranks = shape.first, threads = shape.second;
         for (InitSpread init : {InitSpread::root, InitSpread::balanced}) {
           CAPTURE(std::string(protocol));
           CAPTURE(ranks);

@@ -71,11 +71,12 @@ std::uint32_t LockedStack::take_shallowest(std::uint32_t k, Node* out) {
   // local region, so the shared region stays whole chunks.
   local_base_ -= (local_base_ - shared_start_) % chunk_;
   chunks_ = (local_base_ - shared_start_) / chunk_;
+  // Read under the lock: a thief changes chunks_ as soon as we release it.
+  const std::uint32_t shared_after = chunks_ * chunk_;
   // relaxed: a hint.
   chunks_hint_.value.store(chunks_, std::memory_order_relaxed);
   omp_unset_lock(&lock_.value);
   // Every shared node that left the shared region here went by its owner's hand.
-  const std::uint32_t shared_after = chunks_ * chunk_;
   if (shared_after < shared_before) {
     ++reacquires_;
     nodes_reacquired_ += shared_before - shared_after;

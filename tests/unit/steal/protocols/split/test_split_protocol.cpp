@@ -14,7 +14,7 @@ TEST_CASE("split: every node shared was stolen or reclaimed, oversubscribed") {
                           StealPolicy{StealAmount::chunk, 3}}) {
       CAPTURE(threads);
       CAPTURE(to_string(p));
-      const auto r = stress<SplitProtocol>(threads, 200000, settings_for(SplitProtocol::traits, p), 11, threads % 3 ? 0 : 61);
+      const auto r = stress<SplitProtocol>(threads, 200000, settings_for(SplitProtocol::traits, p), 11, threads >= 4 ? 61 : 0);
       CHECK(r.exact());
       CHECK(r.steals > 0);
       CHECK(r.sum.shares > 0);
