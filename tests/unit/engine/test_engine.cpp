@@ -101,7 +101,9 @@ TEST_CASE("the rank seam: thread 0 gives its shallowest nodes away and gets them
       CHECK(got.counts.nodes == want.counts.nodes);
       CHECK(got.counts.leaves == want.counts.leaves);
       CHECK(got.counts.checksum == want.counts.checksum);
-      CHECK(link.given_ > 0);  // the seam was really used
+      // Alone, thread 0 always has nodes to give at its polls: the seam was
+      // really used. With thieves its deque may be near empty at every poll.
+      if (threads == 1) CHECK(link.given_ > 0);
       CHECK(link.returned_ == link.given_);
       CHECK(link.closed_);
     }
