@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "base/clock.hpp"
 #include "engine/worker.hpp"
@@ -25,6 +26,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   Shared<P> shared(threads, tree, settings, stop, progress, std::move(domains), link && link->ranks() > 1);
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
+  std::vector<Counts> counts(static_cast<std::size_t>(threads));  // merged after the region
   Clock::time_point start;
   int granted = threads;
 
@@ -58,11 +60,11 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
 #pragma omp single
     out.seconds = seconds_since(start);
     out.threads[static_cast<std::size_t>(id)] = me->stats;
-#pragma omp critical(uts_merge_counts)
-    out.counts.merge(me->counts);
+    counts[static_cast<std::size_t>(id)] = me->counts;
 #pragma omp barrier
     delete me;
   }
+  for (const Counts& c : counts) out.counts.merge(c);
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
