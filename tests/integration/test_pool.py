@@ -70,7 +70,10 @@ def main():
     tally.check([t["producer"] for t in rec["trials"][0]["threads"]][:4] == [True, True, True, False],
                 "contiguous producers are threads 0..K-1")
     # Steals happen and are measured (consumers must steal from producers).
-    rec, _ = pool_json(binary, ["--threads", "4", "--producers", "2", "--trials", "3", "--ops", "20000"])
+    # One producer and one consumer, so both run at once on 2 cores: with more
+    # threads than cores the producers can take every operation before a
+    # consumer is scheduled (the operations come from one shared counter).
+    rec, _ = pool_json(binary, ["--threads", "2", "--producers", "1", "--trials", "3", "--ops", "100000"])
     steals = sum(t["steals"] for tr in rec["trials"] for t in tr["threads"])
     tally.check(steals > 0 and rec["results"]["removes_stole_pct"] > 0 and
                 rec["results"]["segments_examined_per_steal"] >= 1 and rec["results"]["elements_per_steal"] >= 1,
