@@ -50,8 +50,10 @@ class Expander {
  public:
   static constexpr int kLanes = sha1::kMaxLanes;
 
+  // add() and run() are always inlined: they are the per-node path, and the
+  // compiler's budget otherwise goes to the engine's cold paths.
   template <class Sink>
-  void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink) {
+  [[gnu::always_inline]] void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink) {
     const std::uint32_t height = parent.height + 1;
     for (std::uint32_t i = 0; i < parent.children; ++i) {
       jobs_[pending_] = {parent.id, i};
@@ -70,7 +72,7 @@ class Expander {
 
  private:
   template <class Sink>
-  void run(const Tree& tree, Counts& counts, Sink& sink) {
+  [[gnu::always_inline]] void run(const Tree& tree, Counts& counts, Sink& sink) {
     sha1::Words ids[kLanes];
     tree.child_ids(jobs_, pending_, ids);
     sink.reserve(static_cast<std::uint32_t>(pending_));
