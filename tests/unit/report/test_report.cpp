@@ -17,23 +17,7 @@ namespace {
 constexpr std::uint64_t kSize = test::kT2xxlSize;
 constexpr std::uint32_t kDepth = test::kT2xxlDepth;
 constexpr std::uint64_t kLeaves = test::kT2xxlLeaves;
-
-RunResult t2xxl_result() {
-  RunResult r;
-  r.counts.nodes = kSize;
-  r.counts.max_depth = kDepth;
-  r.counts.leaves = kLeaves;
-  r.counts.checksum = 0x0123456789abcdefu;
-  r.seconds = 100.0;
-  ThreadStats a, b;
-  a.nodes = 6000000000u;  // each thread's count above 2^32 too
-  b.nodes = kSize - a.nodes;
-  a.steal_attempts = b.steal_attempts = 5000000000u;
-  a.steals = b.steals = 10;
-  a.nodes_stolen = b.nodes_stolen = 4300000000u;
-  r.threads = {a, b};
-  return r;
-}
+using test::t2xxl_result;
 
 MachineInfo plain_machine() {
   MachineInfo m;

@@ -14,14 +14,7 @@ using test::kTwo32;
 constexpr std::uint64_t kSize = test::kT2xxlSize;
 constexpr std::uint32_t kDepth = test::kT2xxlDepth;
 constexpr std::uint64_t kLeaves = test::kT2xxlLeaves;
-
-RunResult t2xxl_result() {
-  RunResult r;
-  r.counts.nodes = kSize;
-  r.counts.max_depth = kDepth;
-  r.counts.leaves = kLeaves;
-  return r;
-}
+using test::t2xxl_result;
 
 }  // namespace
 
