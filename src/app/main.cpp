@@ -1,20 +1,21 @@
 // uts: Unbalanced Tree Search. Parses the command line, runs one traversal
 // (or the pool workload), reports it. Exit status (docs/output.md, section
-// 6): 0 success, 1 --verify mismatch, 2 bad usage or input, 3 out of memory,
-// 130 interrupted. Started by mpirun (a build with -Dmpi), every rank runs
-// this; rank 0 alone prints, bad input included.
+// 6): 0 success, 1 --verify mismatch (or the pool lost an item), 2 bad usage
+// or input, 3 out of memory, 4 the results could not be written, 128 + N
+// stopped by signal N. Started by mpirun (a build with -Dmpi), every rank
+// runs this; rank 0 alone prints, bad input included.
 #include <omp.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <thread>
 
 #include "app/app.hpp"
+#include "app/output.hpp"
 #include "app/progress.hpp"
 #include "base/interrupt.hpp"
 #include "cli/config_file.hpp"
@@ -29,46 +30,44 @@
 
 namespace uts::app {
 
-int Voice::usage_error(const std::string& message) const {
+int Voice::error(const std::string& message, int status) const {
   if (speaks) std::fprintf(stderr, "uts: %s\n", message.c_str());
   // mpirun aborts the job when the first rank exits non-zero: the other
   // ranks give rank 0 time to print its line and be that first rank.
   else if (silent_rank_waits) std::this_thread::sleep_for(std::chrono::seconds(2));
-  return kExitUsage;
+  return status;
 }
 
-void append_record(std::ofstream& record, cli::Format format, const std::string& json, const std::string& csv_header,
-                   const std::string& csv_rows) {
-  if (!record.is_open()) return;
-  if (format == cli::Format::csv) {
-    if (record.tellp() == 0) record << csv_header;
-    record << csv_rows;
-  } else {
-    record << json;
-  }
+int status_exit(RunStatus status, int stop_signal) {
+  if (status != RunStatus::interrupted) return kExitOk;
+  return stop_signal > 0 ? 128 + stop_signal : kExitInterrupted;
 }
 
-int report_run(const cli::RunConfig& cfg, const RunResult& result, std::ofstream& record) {
+int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& record) {
   if (result.truncations)
     std::fprintf(stderr, "*** Number of children truncated to the cap for %llu node(s)\n",
                  static_cast<unsigned long long>(result.truncations));
 
   const MachineInfo machine = collect_machine_info();
-  std::optional<bool> verified;
-  if (cfg.verify) verified = matches_expected(result, cfg.expected);
-  const RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, verified, machine};
+  RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, std::nullopt, machine};
+  report.ignored = cfg.ignored;
+  report.threads_from = cfg.threads_from;
+  // A partial run cannot be verified: it says so and keeps its own status.
+  if (cfg.verify && result.status == RunStatus::complete) report.verified = matches_expected(result, cfg.expected);
+  if (cfg.verify && result.status != RunStatus::complete) report.verify_skipped = true;
 
   const std::string json = render_json(report), csv_row = render_csv_row(report);
-  switch (cfg.format) {
-    case cli::Format::text: std::cout << render_text(report, cfg.verbose); break;
-    case cli::Format::json: std::cout << json; break;
-    case cli::Format::csv: std::cout << csv_header() << csv_row; break;
+  if (!record.to_stdout()) {
+    switch (cfg.format) {
+      case cli::Format::text: write_stdout(render_text(report, cfg.verbose)); break;
+      case cli::Format::json: write_stdout(json); break;
+      case cli::Format::csv: write_stdout(csv_header() + csv_row); break;
+    }
   }
-  std::cout.flush();
-  append_record(record, cfg.format, json, csv_header(), csv_row);
+  record.append(json, csv_row);
 
-  if (result.status == RunStatus::interrupted) return kExitInterrupted;
-  if (verified && !*verified) {
+  if (result.status == RunStatus::interrupted) return status_exit(result.status, result.stop_signal);
+  if (report.verified && !*report.verified) {
     std::fprintf(stderr, "uts: --verify: result does not match the expected values\n");
     return kExitMismatch;
   }
@@ -79,22 +78,28 @@ namespace {
 
 void print_presets() {
   const auto presets = cli::list_presets();
+  std::string out;
   if (presets.empty()) {
-    std::printf("no presets found (searched:");
-    for (const auto& d : cli::preset_dirs()) std::printf(" %s", d.c_str());
-    std::printf(")\n");
-    return;
+    out = "no presets found (searched:";
+    for (const auto& d : cli::preset_dirs()) out += " " + d;
+    out += ")\n";
   }
-  for (const auto& p : presets) std::printf("%-8s %s\n", p.name.c_str(), p.description.c_str());
+  for (const auto& p : presets) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%-8s ", p.name.c_str());
+    out += name + p.description + "\n";
+  }
+  write_stdout(out);
 }
 
 // --workload pool: the concurrent-pools experiment. Exit 1 when an item was
 // lost or duplicated (initial + added - removed != remaining).
-int run_pool_workload(const cli::RunConfig& cfg, std::ofstream& record, const Voice& voice) {
-  std::ofstream trace;
-  if (!cfg.trace_file.empty()) {
-    trace.open(cfg.trace_file, std::ios::trunc);
-    if (!trace) return voice.usage_error("--trace: cannot open '" + cfg.trace_file + "' for writing");
+int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice& voice) {
+  std::unique_ptr<WholeFile> trace;
+  try {
+    if (!cfg.trace_file.empty()) trace = std::make_unique<WholeFile>(cfg.trace_file);
+  } catch (const cli::UsageError& e) {
+    return voice.usage_error(std::string("--trace: ") + e.what());
   }
   if (cfg.pool.threads > omp_get_thread_limit())
     return voice.usage_error("--threads " + std::to_string(cfg.pool.threads) + ": OpenMP allows only " +
@@ -103,27 +108,29 @@ int run_pool_workload(const cli::RunConfig& cfg, std::ofstream& record, const Vo
   const MachineInfo machine = collect_machine_info();
   const std::string json = render_pool_json(cfg.pool, result, machine);
   const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine);
-  switch (cfg.format) {
-    case cli::Format::text: std::cout << render_pool_text(cfg.pool, result, cfg.verbose); break;
-    case cli::Format::json: std::cout << json; break;
-    case cli::Format::csv: std::cout << pool_csv_header() << csv_rows; break;
+  if (!record.to_stdout()) {
+    switch (cfg.format) {
+      case cli::Format::text: write_stdout(render_pool_text(cfg.pool, result, cfg.verbose)); break;
+      case cli::Format::json: write_stdout(json); break;
+      case cli::Format::csv: write_stdout(pool_csv_header() + csv_rows); break;
+    }
   }
-  std::cout.flush();
-  append_record(record, cfg.format, json, pool_csv_header(), csv_rows);
-  if (trace.is_open()) trace << render_pool_trace_csv(result);
+  record.append(json, csv_rows);
+  if (trace) trace->write(render_pool_trace_csv(result));
   if (!result.conserved()) {
     std::fprintf(stderr, "uts: pool: items were lost or duplicated (initial + added - removed != remaining)\n");
     return kExitMismatch;
   }
+  if (!result.complete()) return 128 + result.stop_signal;
   return kExitOk;
 }
 
-int run_main(int argc, char** argv) {
+int run_main(int argc, char** argv, Voice& voice) {
   const distrib::Launch launch = distrib::detect_launch();
-  Voice voice{launch.rank == 0, launch.under_mpi};
+  voice = Voice{launch.rank == 0, launch.under_mpi};
   cli::RunConfig cfg;
   try {
-    cfg = cli::parse_command_line(argc, argv, omp_get_max_threads());
+    cfg = cli::parse_command_line(argc, argv, cli::thread_default());
   } catch (const cli::UsageError& e) {
     return voice.usage_error(e.what());
   }
@@ -139,12 +146,19 @@ int run_main(int argc, char** argv) {
       return voice.usage_error("--sequential runs in one process, not as " + std::to_string(launch.ranks) +
                                " MPI ranks");
   }
+  // Options of MPI ranks outside mpirun: refused on the command line,
+  // recorded as ignored when a file set them.
+  if (!launch.under_mpi)
+    for (const char* key : {"rank-chunk", "rank-poll"}) {
+      if (cfg.given.count(key)) return voice.usage_error(std::string("--") + key + " applies only to a run under mpirun");
+    }
   if (cfg.show_help) {
-    std::cout << cfg.help_text;
+    write_stdout(cfg.help_text);
     return kExitOk;
   }
   if (cfg.show_version) {
-    std::printf("uts %s, built %s MPI\n", collect_machine_info().uts_version.c_str(), UTS_HAVE_MPI ? "with" : "without");
+    write_stdout("uts " + collect_machine_info().uts_version + ", built " + (UTS_HAVE_MPI ? "with" : "without") +
+                 " MPI\n");
     return kExitOk;
   }
   if (cfg.show_presets) {
@@ -152,16 +166,21 @@ int run_main(int argc, char** argv) {
     return kExitOk;
   }
 
-  // Open the record file before the run so a bad path costs nothing.
-  std::ofstream record;
+  // Open and check the record file before the run, so a bad path or a file
+  // of another format costs nothing.
+  RecordFile record;
   if (!cfg.output_file.empty() && voice.speaks) {
-    record.open(cfg.output_file, std::ios::app);
-    if (!record) return voice.usage_error("--output: cannot open '" + cfg.output_file + "' for appending");
+    const bool csv = cfg.format == cli::Format::csv;
+    const std::string header = cfg.workload == cli::Workload::pool ? pool_csv_header() : csv_header();
+    try {
+      record = RecordFile(cfg.output_file, csv ? RecordFile::Kind::csv : RecordFile::Kind::json_lines, header);
+    } catch (const cli::UsageError& e) {
+      return voice.usage_error(e.what());
+    }
   }
 
   if (cfg.workload == cli::Workload::pool) return run_pool_workload(cfg, record, voice);
 
-  interrupt::install();
   // Checked before the run: asking for SHA-NI on a CPU without it is bad input.
   const auto path = sha1::resolve(cfg.engine.sha1);
   if (!path) return voice.usage_error("--sha1 shani: this CPU has no SHA extensions (use auto or cryptopp)");
@@ -178,6 +197,10 @@ int run_main(int argc, char** argv) {
     std::unique_ptr<ProgressReporter> reporter;
     if (progress) reporter = std::make_unique<ProgressReporter>(board);
     result = run(tree, cfg.engine, cfg.stop, board);
+  } catch (const std::bad_alloc&) {
+    return voice.error("out of memory: the nodes waiting to be expanded no longer fit", kExitOutOfMemory);
+  } catch (const std::length_error& e) {
+    return voice.error(std::string("out of memory: ") + e.what(), kExitOutOfMemory);
   } catch (const std::exception& e) {  // e.g. OMP_THREAD_LIMIT below --threads
     return voice.usage_error(e.what());
   }
@@ -188,4 +211,26 @@ int run_main(int argc, char** argv) {
 
 }  // namespace uts::app
 
-int main(int argc, char** argv) { return uts::app::run_main(argc, argv); }
+namespace {
+// Signals are caught from before main on (the earliest constructor of this
+// program): a signal in the first milliseconds stops the run with partial
+// results instead of killing it silently.
+struct CatchSignalsEarly {
+  CatchSignalsEarly() { uts::interrupt::install(); }
+};
+[[maybe_unused]] const CatchSignalsEarly g_catch_signals_early __attribute__((init_priority(101)));
+}  // namespace
+
+int main(int argc, char** argv) {
+  // First: a signal from here on stops the run with partial results (caught
+  // since the constructor above), and a closed stdout or a broken pipe is an
+  // error, not a silent exit.
+  uts::interrupt::install();
+  uts::app::guard_standard_streams();
+  uts::app::Voice voice;
+  try {
+    return uts::app::run_main(argc, argv, voice);
+  } catch (const uts::app::OutputError& e) {
+    return voice.error(e.what(), uts::app::kExitOutput);
+  }
+}

@@ -1,5 +1,6 @@
 // The MPI entry (a build with -Dmpi): this process is one rank of a job.
 #include <memory>
+#include <new>
 #include <stdexcept>
 
 #include "app/app.hpp"
@@ -8,7 +9,7 @@
 
 namespace uts::app {
 
-int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, std::ofstream& record, int& argc, char**& argv,
+int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, RecordFile& record, int& argc, char**& argv,
                 Voice& voice) {
   distrib::MpiSession session(argc, argv);
   if (!session.ok()) return voice.usage_error("MPI could not start with MPI_THREAD_FUNNELED");
@@ -27,7 +28,11 @@ int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, std::ofstr
       result = distrib::run_ranks(tree, cfg.engine, cfg.stop, board);
     }
     if (voice.speaks) code = report_run(cfg, result, record);
-    else code = result.status == RunStatus::interrupted ? kExitInterrupted : kExitOk;
+    else code = status_exit(result.status, result.stop_signal);
+  } catch (const OutputError& e) {
+    code = voice.error(e.what(), kExitOutput);
+  } catch (const std::bad_alloc&) {
+    code = voice.error("out of memory: the nodes waiting to be expanded no longer fit", kExitOutOfMemory);
   } catch (const std::exception& e) {  // the same on every rank (e.g. OMP_THREAD_LIMIT)
     code = voice.usage_error(e.what());
   }

@@ -30,16 +30,28 @@ bool valid_key(const std::string& key) {
 }  // namespace
 
 std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  constexpr std::size_t kMaxBytes = 1 << 20;  // presets are a few hundred bytes
+  constexpr std::size_t kMaxLine = 4096;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a config file");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(path + ": cannot read config file");
+  // Read at most one byte past the limit: /dev/zero and the like end here.
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw UsageError(path + ": read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes) throw UsageError(path + ": larger than 1 MiB, not a config file");
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark
   std::vector<ConfigEntry> entries;
-  std::string raw;
-  int line_no = 0;
-  while (std::getline(in, raw)) {
-    ++line_no;
+  std::size_t start = 0;
+  for (int line_no = 1; start < text.size(); ++line_no) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string raw = text.substr(start, end - start);
+    start = end + 1;
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (raw.find('\0') != std::string::npos) throw UsageError(where + "a NUL byte (not a text file?)");
+    if (raw.size() > kMaxLine) throw UsageError(where + "a line longer than 4096 characters");
     const auto hash = raw.find('#');
     const std::string line = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
     if (line.empty()) continue;
@@ -50,7 +62,6 @@ std::vector<ConfigEntry> read_config_file(const std::string& path) {
     if (e.value.empty() && e.key != "description") throw UsageError(where + "key '" + e.key + "' has no value");
     entries.push_back(std::move(e));
   }
-  if (in.bad()) throw UsageError(path + ": read error");
   return entries;
 }
 

@@ -28,7 +28,7 @@ void fill_locality(const cxxopts::ParseResult& r, EngineSettings& e) {
 
 // Settings that depend on others (checked once, on the merged command line
 // and files, since a file may set threads or victim later).
-void check_locality(const cxxopts::ParseResult& r, EngineSettings& e) {
+void check_locality(const cxxopts::ParseResult& command_line, const cxxopts::ParseResult& r, EngineSettings& e) {
   LocalitySettings& l = e.locality;
   const bool local_given = r.count("steal-local") > 0, remote_given = r.count("steal-remote") > 0;
   if (l.domains.level == DomainLevel::virtual_count && l.domains.count > e.threads && !e.sequential)
@@ -40,9 +40,16 @@ void check_locality(const cxxopts::ParseResult& r, EngineSettings& e) {
   const ProtocolTraits& p = *find_protocol(e.protocol);
   if (p.fixed_amount()) {
     // One fixed amount: hier orders victims and limits remote rounds, but
-    // local and remote steals take the protocol's own amount.
-    if (local_given) check_protocol_steal(p, l.steal_local, "--steal-local " + to_string(l.steal_local));
-    if (remote_given) check_protocol_steal(p, l.steal_remote, "--steal-remote " + to_string(l.steal_remote));
+    // local and remote steals take the protocol's own amount (--steal). An
+    // explicit other amount would be replaced without a word: refused.
+    for (const auto& [key, amount] : {std::pair{"steal-local", &l.steal_local}, {"steal-remote", &l.steal_remote}}) {
+      if (!r.count(key)) continue;
+      const std::string given = std::string("--") + key + " " + to_string(*amount);
+      check_protocol_steal(p, *amount, given);
+      if (!(*amount == e.steal) && command_line.count(key))
+        throw UsageError(given + " does not apply to --protocol " + std::string(p.name) +
+                         ": local and remote steals take its one amount, --steal " + to_string(e.steal));
+    }
     l.steal_local = l.steal_remote = e.steal;
   }
 }

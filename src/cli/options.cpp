@@ -23,7 +23,7 @@ const char* to_string(Format f) {
   return "?";
 }
 
-RunConfig parse_command_line(int argc, const char* const* argv, int default_threads) {
+RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefault& threads) {
   cxxopts::Options options = make_options();
   std::vector<std::string> command_line(argv, argv + argc);
   if (command_line.empty()) command_line.emplace_back("uts");
@@ -60,9 +60,17 @@ RunConfig parse_command_line(int argc, const char* const* argv, int default_thre
   tokens.insert(tokens.end(), command_line.begin() + 1, command_line.end());
   const auto r = parse_tokens(options, tokens);
 
-  fill_config(r, cfg, default_threads);
-  check_locality(r, cfg.engine);
+  for (const auto& kv : first.arguments()) cfg.given.insert(kv.key());
+  fill_config(r, cfg, threads.threads);
+  cfg.threads_from = r.count("threads") || r.count("T") ? (first.count("threads") || first.count("T") ? "--threads"
+                                                                                                       : "--threads (file)")
+                                                      : threads.source;
+  if (!cfg.engine.sequential && cfg.engine.threads > threads.limit)
+    throw UsageError(label(first.count("T") ? "T" : "threads") + " " + std::to_string(cfg.engine.threads) +
+                     ": OpenMP allows only " + std::to_string(threads.limit) + " threads here (OMP_THREAD_LIMIT)");
+  check_locality(first, r, cfg.engine);
   fill_pool(r, cfg);
+  check_applicability(first, r, cfg);
   try {
     validate(cfg.tree, cfg.stop.max_nodes != 0);
   } catch (const std::invalid_argument& err) {

@@ -2,7 +2,9 @@
 // preset and config files underneath (the command line wins).
 #pragma once
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "run/result.hpp"
 #include "run/settings.hpp"
@@ -37,10 +39,29 @@ struct RunConfig {
   Workload workload = Workload::uts;  // --workload
   PoolSettings pool;                  // --workload pool
   std::string trace_file;             // --trace: the pool's segment-size samples (CSV)
+
+  std::set<std::string> given;       // the options given on the command line (long names)
+  std::vector<std::string> ignored;  // options a file set that do not apply to this run (applicability.cpp)
+  std::string threads_from;          // where the thread count came from ("--threads", "OMP_NUM_THREADS", ...)
 };
 
+// The thread count when --threads is not given: OMP_NUM_THREADS (checked as
+// --threads is: 1 to 4096), else every core; clamped to the runtime's thread
+// limit (OMP_THREAD_LIMIT), which `source` then says.
+struct ThreadDefault {
+  int threads = 1;
+  std::string source = "default";
+  int limit = 1 << 30;  // the runtime's thread limit
+};
+// Reads the environment and the OpenMP runtime; throws UsageError for a
+// malformed OMP_NUM_THREADS.
+ThreadDefault thread_default();
+
 // Throws UsageError (one line, naming the option or file:line) on bad input.
-RunConfig parse_command_line(int argc, const char* const* argv, int default_threads);
+RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefault& threads);
+inline RunConfig parse_command_line(int argc, const char* const* argv, int default_threads) {
+  return parse_command_line(argc, argv, ThreadDefault{default_threads, "default", 1 << 30});
+}
 
 const char* to_string(Format f);
 

@@ -25,8 +25,12 @@ inline void fill_config(const cxxopts::ParseResult& r, RunConfig& cfg, int defau
 }
 
 // Combinations, on the merged command line and files.
-void check_locality(const cxxopts::ParseResult& r, EngineSettings& e);
+void check_locality(const cxxopts::ParseResult& command_line, const cxxopts::ParseResult& r, EngineSettings& e);
 void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg);
+// Options that do not apply to this run: refused when given on the command
+// line, recorded in cfg.ignored when a file set them.
+void check_applicability(const cxxopts::ParseResult& command_line, const cxxopts::ParseResult& merged,
+                         RunConfig& cfg);
 
 // Refuses a steal amount the protocol cannot honour; `given` is how the user
 // spelled it ("--steal half", "-c 8").

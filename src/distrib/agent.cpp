@@ -82,10 +82,12 @@ class RankAgent final : public RemoteLink {
           finished_ = true;
           host.finish();
           break;
-        case Tag::stop:
+        case Tag::stop: {
+          const auto why = wire::to_value<wire::StopNotice>(m->bytes);
           stop_heard_ = true;
-          host.stop(static_cast<RunStatus>(wire::to_value<int>(m->bytes)));
+          host.stop(static_cast<RunStatus>(why.status), why.signal);
           break;
+        }
         case Tag::count: counts_[static_cast<std::size_t>(m->source)] = wire::to_value<std::uint64_t>(m->bytes); break;
         default:
           std::fprintf(stderr, "uts: rank %d: unexpected message tag %d from rank %d\n", rank_,
@@ -159,7 +161,7 @@ class RankAgent final : public RemoteLink {
   void housekeeping(LinkHost& host) {
     if (host.stop_raised() && !stop_told_ && !stop_heard_) {
       stop_told_ = true;
-      const int why = static_cast<int>(host.stop_reason());
+      const wire::StopNotice why{static_cast<int>(host.stop_reason()), host.stop_signal()};
       for (int r = 0; r < ranks_; ++r)
         if (r != rank_) net_->send(r, Tag::stop, wire::of_value(why));
     }

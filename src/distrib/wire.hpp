@@ -43,6 +43,12 @@ inline void to_nodes(const std::vector<char>& bytes, std::vector<Node>& out) {
   if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(Node));
 }
 
+// STOP: why a rank stopped (RunStatus), and the signal behind it (or 0).
+struct StopNotice {
+  int status = 0;
+  int signal = 0;
+};
+
 inline std::vector<char> of_token(const Safra::Token& t) {
   const std::int64_t w[2] = {t.q, t.black ? 1 : 0};
   return of_value(w);

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   std::vector<Counts> counts(static_cast<std::size_t>(threads));  // merged after the region
+  std::vector<char> ended_empty(static_cast<std::size_t>(threads), 0);
   Clock::time_point start;
   int granted = threads;
 
@@ -48,11 +50,14 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
         run.seed_work();
 #pragma omp barrier
         run.run();
-      } catch (const std::exception& e) {
+      } catch (const std::bad_alloc&) {
         // Out of memory or a deque past 2^30 slots: no partial result could
         // be trusted, and the other threads cannot be unwound out of the
-        // region, so say why and leave at once.
-        std::fprintf(stderr, "uts: %s\n", e.what());
+        // region, so say why and leave at once (exit status 3).
+        std::fprintf(stderr, "uts: out of memory: the nodes waiting to be expanded no longer fit\n");
+        std::_Exit(3);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "uts: out of memory: %s\n", e.what());
         std::_Exit(3);
       }
     }
@@ -61,6 +66,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     out.seconds = seconds_since(start);
     out.threads[static_cast<std::size_t>(id)] = me->stats;
     counts[static_cast<std::size_t>(id)] = me->counts;
+    ended_empty[static_cast<std::size_t>(id)] = me->ended_empty;
 #pragma omp barrier
     delete me;
   }
@@ -68,7 +74,15 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
-  out.status = shared.stop_flag.reason();
+  // Complete when the run ended by its termination (or, in one process, when
+  // a stop came just as the last node was expanded: every deque and expander
+  // ended empty, nothing given up); partial otherwise.
+  bool all_empty = !shared.multi_rank;
+  for (char e : ended_empty) all_empty = all_empty && e;
+  if (!shared.termination.done() && !all_empty) {
+    out.status = shared.stop_flag.reason();
+    out.stop_signal = shared.stop_flag.signal();
+  }
   out.domains = shared.domains;
   return out;
 }

@@ -32,7 +32,11 @@ class LinkHost {
   // The rank's stop flag (interrupt, --max-nodes, or another rank's stop).
   virtual bool stop_raised() = 0;
   virtual RunStatus stop_reason() = 0;
+  virtual int stop_signal() = 0;  // the signal behind an interrupted stop, or 0
   virtual void stop(RunStatus why) = 0;
+  // The same, for a stop another rank announced: `signal` is the signal that
+  // stopped that rank (0: none), so rank 0 reports it.
+  virtual void stop(RunStatus why, int signal) = 0;
   // The job is over (termination detected): every thread of the rank ends.
   virtual void finish() = 0;
 };

@@ -37,8 +37,9 @@ namespace uts {
 
 namespace engine_detail {
 
-constexpr unsigned kPollMask = 255;       // stop checks, progress and wake-ups every 256 expansions
-constexpr unsigned kMaxNodesMask = 4095;  // --max-nodes sums all threads' counts every 4096
+// Stop checks, progress and wake-ups every kPollNodes nodes (run/status.hpp);
+// --max-nodes sums all threads' counts every kMaxNodesPolls of those polls.
+constexpr unsigned kMaxNodesPolls = 4;
 constexpr unsigned kWakeSpacing = 4;      // polls between two wake-ups sent by one owner
 constexpr unsigned kIdlePollMask = 63;    // an idle thread checks SIGINT and stop every 64 search steps
 constexpr std::chrono::microseconds kSleepTimeout{20000};  // a safety net; wake-ups are explicit
@@ -54,6 +55,9 @@ struct Worker {
   // Owner-private from here on.
   alignas(kCacheLine) Counts counts;
   ThreadStats stats;
+  // When its loop ended: nothing left in its deque or its expander, and no
+  // expansion given up (a run stopped just as it finished is complete).
+  bool ended_empty = false;
 };
 
 // What every thread of one run shares.
@@ -145,18 +149,23 @@ class ThreadRun final : public LinkHost {
     const std::uint32_t base = k / p, extra = k % p;
     const std::uint32_t first = t * base + (t < extra ? t : extra);
     const std::uint32_t count = base + (t < extra ? 1 : 0);
-    expand_range(sh_.tree, root, first, first + count, self_.counts, self_.deque);
+    if (!expand_range(sh_.tree, root, first, first + count, self_.counts, self_.deque, keep_going()))
+      seed_abandoned_ = true;
   }
 
   void run() {
+    interrupt::watch(sh_.stop_flag.watchable());  // long loops deep in the tree code watch it
     for (;;) {
       exploit();
       if (!explore()) break;
     }
+    self_.ended_empty =
+        self_.deque.size() == 0 && !expander_.pending() && !expander_.abandoned() && !seed_abandoned_;
     sh_.finished.value.fetch_add(1, std::memory_order_acq_rel);  // acq_rel: a count (see Shared::finished)
     if (seat_.taken()) serve_rank_until_all_finished();
     self_.stats.nodes = self_.counts.nodes;
     report(self_.deque, self_.stats);
+    interrupt::watch(nullptr);
   }
 
   // ---- LinkHost, for thread 0's agent (thread 0 only) ----
@@ -185,8 +194,10 @@ class ThreadRun final : public LinkHost {
   }
   bool stop_raised() override { return sh_.stop_flag.raised(); }
   RunStatus stop_reason() override { return sh_.stop_flag.reason(); }
-  void stop(RunStatus why) override {
-    sh_.stop_flag.raise(why);
+  int stop_signal() override { return sh_.stop_flag.signal(); }
+  void stop(RunStatus why) override { stop(why, why == RunStatus::interrupted ? interrupt::signal_number() : 0); }
+  void stop(RunStatus why, int signal) override {
+    sh_.stop_flag.raise(why, signal);
     sh_.sleep.wake_all();
   }
   void finish() override {
@@ -199,29 +210,44 @@ class ThreadRun final : public LinkHost {
 
   // ---- exploit: expand this thread's own nodes until its deque is empty ----
   void exploit() {
+    if (seed_abandoned_) {
+      poll();
+      return;
+    }
     Node node;
     auto& deque = self_.deque;
     for (;;) {
       if (!deque.pop(node)) {
         // Children still queued are this thread's work: hash them (pushing
         // their children) before the deque may be called empty.
-        if (expander_.flush(sh_.tree, self_.counts, deque)) continue;
+        if (!expander_.flush(sh_.tree, self_.counts, deque)) return;
+      } else {
+        expander_.add(sh_.tree, node, self_.counts, deque, keep_going());
+        serve_thieves(deque);
+        seat_.after_expansion(*this);
+      }
+      if (self_.counts.nodes >= next_poll_ && poll()) return;
+      if (expander_.abandoned()) {  // a huge node or a -g batch given up: the run stops
+        if (!poll()) stop(RunStatus::interrupted);
         return;
       }
-      expander_.add(sh_.tree, node, self_.counts, deque);
-      serve_thieves(deque);
-      seat_.after_expansion(*this);
-      if ((++polls_ & engine_detail::kPollMask) == 0 && poll()) return;
     }
   }
 
-  // Every 256 expansions: progress, wake-ups, stop conditions. true: stop now.
+  // Between pieces of a huge node: go on unless the run must stop.
+  auto keep_going() {
+    return [this] { return self_.counts.nodes < next_poll_ || !poll(); };
+  }
+
+  // Every kPollNodes nodes: progress, wake-ups, stop conditions. true: stop now.
   bool poll() {
+    next_poll_ = self_.counts.nodes + kPollNodes;
+    ++polls_;
     sh_.progress.publish(id_, self_.counts.nodes);
     if (sh_.sleep.sleepers() > 0) wake_a_sleeper();
     if (interrupt::requested()) stop(RunStatus::interrupted);
     // Across ranks, rank 0's agent adds up every rank's count instead.
-    if (sh_.stop.max_nodes != 0 && !sh_.multi_rank && (polls_ & engine_detail::kMaxNodesMask) == 0 &&
+    if (sh_.stop.max_nodes != 0 && !sh_.multi_rank && polls_ % engine_detail::kMaxNodesPolls == 0 &&
         sh_.progress.total() >= sh_.stop.max_nodes)
       stop(RunStatus::max_nodes);
     return sh_.stop_flag.raised();
@@ -230,8 +256,7 @@ class ThreadRun final : public LinkHost {
   // Some thread sleeps: make nodes stealable if we can, and wake one sleeper
   // when stealable nodes have sat unclaimed since an earlier poll.
   void wake_a_sleeper() {
-    if (self_.deque.expose_work() &&
-        polls_ - last_wake_poll_ >= engine_detail::kWakeSpacing * (engine_detail::kPollMask + 1)) {
+    if (self_.deque.expose_work() && polls_ - last_wake_poll_ >= engine_detail::kWakeSpacing) {
       last_wake_poll_ = polls_;
       sh_.sleep.wake_one(id_);
     }
@@ -368,9 +393,11 @@ class ThreadRun final : public LinkHost {
   Worker<P>& self_;
   BusyMark busy_;
   VictimSearch victims_;
+  std::uint64_t next_poll_ = kPollNodes;  // poll when this thread's count reaches it
   unsigned polls_ = 0;
   unsigned last_wake_poll_ = 0;
   unsigned idle_polls_ = 0;
+  bool seed_abandoned_ = false;
   Expander expander_;
   std::vector<std::uint64_t> scan_;  // termination detection scratch
 };

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "base/interrupt.hpp"
 #include "report/text_util.hpp"
 #include "sha1/words.hpp"
 #include "steal/registry.hpp"
@@ -33,6 +34,15 @@ Cell opt(const std::optional<T>& v) {
   return v ? Cell(*v) : kAbsent;
 }
 Cell when(bool applies, Cell c) { return applies ? std::move(c) : kAbsent; }
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) {
+    if (!out.empty()) out += "; ";
+    out += i;
+  }
+  return out;
+}
 
 // The record's own conditions.
 bool seq(V x) { return x.r.engine.sequential; }
@@ -102,6 +112,7 @@ const Column kRun[] = {
      [](V x) { return real(x.agg.share_relative_variance); }},
     {"idle_seconds", "aggregates", "idle_seconds", false, [](V x) { return real(x.agg.idle_seconds); }},
     {"verified", "", "verified", false, [](V x) { return opt(x.r.verified); }},
+    {nullptr, "", "verify_skipped", true, [](V x) { return when(x.r.verify_skipped, text("partial run")); }},
     {"openmp_runtime", "machine", "openmp_runtime", false, [](V x) { return text(x.r.machine.openmp_runtime); }},
     {"hostname", "machine", "hostname", false, [](V x) { return text(x.r.machine.hostname); }},
     {"protocol", "engine", "protocol", false, [](V x) { return when(!seq(x), text(std::string(x.protocol.name))); }},
@@ -152,6 +163,11 @@ const Column kRun[] = {
     {"global_steals", nullptr, nullptr, false, [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.steals)); }},
     {"global_nodes_stolen", nullptr, nullptr, false,
      [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.nodes_received)); }},
+    {"ignored_options", "", "ignored_options", false, [](V x) { return when(!x.r.ignored.empty(), text(joined(x.r.ignored))); }},
+    {"threads_from", "engine", "threads_from", false,
+     [](V x) { return when(!seq(x) && !x.r.threads_from.empty(), text(x.r.threads_from)); }},
+    {"stop_signal", "", "stop_signal", false,
+     [](V x) { return when(x.r.result.stop_signal != 0, text(interrupt::name_of(x.r.result.stop_signal))); }},
     {nullptr, "engine.not_applicable", "barrier_interval", false,
      [](V x) { return opt(x.r.engine.reference.barrier_interval); }},
     {nullptr, "engine.not_applicable", "poll_interval", false, [](V x) { return opt(x.r.engine.reference.poll_interval); }},

@@ -53,12 +53,18 @@ void rows(std::ostringstream& s, const RecordView& x, std::span<const RowColumn>
   s << "]";
 }
 
+// Top-level fields: `key` alone, or (empty key) every one but those named
+// first in the layout, in table order.
 void top_level(std::ostringstream& s, const RecordView& x, std::string_view key, bool& first) {
-  for (const Column& c : run_columns())
-    if (c.group != nullptr && *c.group == '\0' && key == c.json) {
-      s << (first ? "" : ",") << fmt::json_string(c.json) << ":" << json_cell(c.value(x));
-      first = false;
-    }
+  for (const Column& c : run_columns()) {
+    if (c.group == nullptr || *c.group != '\0') continue;
+    const std::string_view name = c.json;
+    if (key.empty() ? (name == "uts_version" || name == "status") : name != key) continue;
+    const Cell v = c.value(x);
+    if (c.omit_absent && std::holds_alternative<std::monostate>(v)) continue;
+    s << (first ? "" : ",") << fmt::json_string(c.json) << ":" << json_cell(v);
+    first = false;
+  }
 }
 
 }  // namespace
@@ -75,7 +81,7 @@ std::string render_json(const RunReport& r) {
   object(s, x, "engine", first, "not_applicable");
   object(s, x, "results", first);
   object(s, x, "expected", first);
-  top_level(s, x, "verified", first);
+  top_level(s, x, "", first);  // verified, and what follows it in the table
   object(s, x, "timing", first);
   s << ",\"threads\":";
   rows(s, x, thread_columns(), res.threads.size());

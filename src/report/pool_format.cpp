@@ -1,5 +1,6 @@
 #include "report/pool_format.hpp"
 
+#include "base/interrupt.hpp"
 #include "report/text_util.hpp"
 
 #include <charconv>
@@ -43,6 +44,9 @@ Totals totals(const PoolResult& r) {
 std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose) {
   std::ostringstream o;
   o << "UTS pool workload - concurrent pool of split-deque segments\n";
+  if (!r.complete())
+    o << "*** PARTIAL RESULTS: interrupted by " << interrupt::name_of(r.stop_signal) << " after " << r.trials.size() << " of "
+      << s.trials << " trials (the last one stopped early); the numbers below cover what ran\n";
   o << "Pool: " << s.threads << " threads, " << s.ops << " operations per trial, " << s.fill << " initial items, "
     << s.trials << " trials; " << model(s) << "; steal " << to_string(s.steal) << ", victim " << to_string(s.victim);
   if (s.remote_delay_ns) o << ", remote delay " << s.remote_delay_ns << " ns";
@@ -92,6 +96,9 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
   std::ostringstream o;
   const Totals tot = totals(r);
   o << "{\"uts_version\":\"" << m.uts_version << "\",\"workload\":\"pool\"";
+  o << ",\"status\":\"" << (r.complete() ? "complete" : "interrupted") << "\",\"stop_signal\":";
+  if (r.complete()) o << "null";
+  else o << '"' << interrupt::name_of(r.stop_signal) << '"';
   o << ",\"parameters\":{\"threads\":" << s.threads << ",\"ops\":" << s.ops << ",\"fill\":" << s.fill
     << ",\"trials\":" << s.trials << ",\"model\":\"" << (s.producers ? "producer-consumer" : "random") << "\""
     << ",\"mix\":";
@@ -110,7 +117,8 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
   o << ",\"trials\":[";
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const PoolTrial& t = r.trials[i];
-    o << (i ? "," : "") << "{\"trial\":" << i << ",\"initial\":" << t.initial << ",\"added\":" << t.added
+    o << (i ? "," : "") << "{\"trial\":" << i << ",\"complete\":" << (t.complete ? "true" : "false")
+      << ",\"initial\":" << t.initial << ",\"added\":" << t.added
       << ",\"removed\":" << t.removed << ",\"remaining\":" << t.remaining << ",\"aborted\":" << t.aborted
       << ",\"lost\":" << t.lost << ",\"duplicated\":" << t.duplicated
       << ",\"conserved\":" << (t.conserved ? "true" : "false") << ",\"seconds\":" << num(t.seconds)
@@ -139,7 +147,7 @@ std::string pool_csv_header() {
   return "uts_version,timestamp_utc,workload,threads,ops,fill,model,mix,producers,arrangement,steal,victim,"
          "remote_delay_ns,seed,trial,initial,added,removed,remaining,aborted,lost,duplicated,conserved,seconds,"
          "mean_add_us,mean_remove_us,removes_stole_pct,segments_examined_per_steal,elements_per_steal,"
-         "openmp_runtime,hostname\n";
+         "openmp_runtime,hostname,complete\n";
 }
 
 std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m) {
@@ -154,7 +162,8 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
       << t.removed << "," << t.remaining << "," << t.aborted << "," << t.lost << "," << t.duplicated << ","
       << (t.conserved ? "true" : "false") << "," << num(t.seconds) << "," << num(t.mean_add_us) << ","
       << num(t.mean_remove_us) << "," << num(t.removes_stole_pct) << "," << num(t.segments_per_steal) << ","
-      << num(t.elements_per_steal) << "," << m.openmp_runtime << "," << m.hostname << "\n";
+      << num(t.elements_per_steal) << "," << m.openmp_runtime << "," << m.hostname << ","
+      << (t.complete ? "true" : "false") << "\n";
   }
   return o.str();
 }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/aggregate.hpp"
 #include "report/machine.hpp"
@@ -22,6 +23,9 @@ struct RunReport {
   const ExpectedResults& expected;
   std::optional<bool> verified;  // set when --verify ran
   const MachineInfo& machine;
+  bool verify_skipped = false;       // --verify on a partial run: not verified
+  std::vector<std::string> ignored{};  // options a file set that do not apply (cli/applicability.cpp)
+  std::string threads_from{};        // where the thread count came from
 };
 
 // What the columns read: the report, and what is derived from it once.

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "base/interrupt.hpp"
 #include "report/format.hpp"
 #include "report/text_util.hpp"
 #include "sha1/words.hpp"
@@ -81,8 +82,11 @@ std::string render_text(const RunReport& r, int verbose) {
   s << "UTS " << r.machine.uts_version << " - Unbalanced Tree Search"
     << (r.preset.empty() ? "" : " (preset " + r.preset + ")") << "\n";
   s << tree_summary(r.tree) << "\n" << engine_summary(r.engine, x.protocol) << "\n";
+  for (const std::string& i : r.ignored) s << "Ignored (set by a file, does not apply): " << i << "\n";
   if (res.status != RunStatus::complete)
-    s << "*** PARTIAL RESULTS: run " << (res.status == RunStatus::interrupted ? "interrupted by SIGINT" : "stopped at --max-nodes")
+    s << "*** PARTIAL RESULTS: run "
+      << (res.status == RunStatus::interrupted ? "interrupted by " + interrupt::name_of(res.stop_signal)
+                                               : std::string("stopped at --max-nodes"))
       << "; the numbers below cover only the nodes visited so far\n";
   const double leaf_pct = c.nodes ? 100.0 * double(c.leaves) / double(c.nodes) : 0.0;
   s << "Tree size = " << c.nodes << ", tree depth = " << c.max_depth << ", num leaves = " << c.leaves
@@ -91,6 +95,7 @@ std::string render_text(const RunReport& r, int verbose) {
   s << "Wallclock time = " << fixed(res.seconds, 3) << " sec, performance = " << fixed(rate, 0)
     << " nodes/sec (" << fixed(rate / x.pes, 0) << " nodes/sec per PE)\n";
   s << "Checksum = " << hex64(c.checksum) << "\n";
+  if (r.verify_skipped) s << "Verify: not verified: partial run\n";
   if (r.verified) {
     s << "Verify: " << (*r.verified ? "OK" : "MISMATCH") << " (expected";
     if (r.expected.size) s << " size " << *r.expected.size;
@@ -173,6 +178,7 @@ std::string render_text(const RunReport& r, int verbose) {
     }
   }
   if (verbose > 0) {
+    if (!r.threads_from.empty() && !r.engine.sequential) s << "Threads: " << r.engine.threads << " (" << r.threads_from << ")\n";
     const ReferenceFlags& ref = r.engine.reference;
     if (ref.barrier_interval)
       s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";

@@ -22,6 +22,7 @@ struct ExpectedResults {
 struct RunResult {
   Counts counts;
   RunStatus status = RunStatus::complete;
+  int stop_signal = 0;  // interrupted: the signal that stopped the run (SIGINT 2, SIGTERM 15, ...)
   double seconds = 0;
   std::uint64_t truncations = 0;
   std::vector<ThreadStats> threads;  // one per thread (MPI: rank-major)

@@ -52,6 +52,7 @@
 
 #include "base/clock.hpp"
 #include "base/cpu_relax.hpp"
+#include "base/interrupt.hpp"
 #include "run/policy.hpp"
 #include "run/settings.hpp"
 #include "run/stats.hpp"
@@ -87,13 +88,14 @@ struct ProtocolTraits {
 
 // --remote-delay: the emulated cost of one access to another domain's deque.
 // A protocol calls it right before its claim (CAS, lock or request post);
-// the engine calls it before the probe.
+// the engine calls it before the probe. It ends early when the run is asked
+// to stop (a delay may be seconds long: --remote-delay takes up to 10 s).
 struct RemoteDelay {
   std::uint64_t ns = 0;
   void operator()() const {
     if (ns == 0) return;
     const auto end = Clock::now() + std::chrono::nanoseconds(ns);
-    while (Clock::now() < end) cpu_relax();
+    while (Clock::now() < end && !interrupt::stop_requested()) cpu_relax();
   }
 };
 

@@ -35,7 +35,6 @@ class NodeStack {
 }  // namespace
 
 RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* progress) {
-  constexpr unsigned kPollMask = 255;  // poll stop conditions every 256 expansions
   RunResult out;
   const auto start = Clock::now();
 
@@ -44,25 +43,38 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
   stack.reserve(1);
   stack.push_if(root, visit(root, out.counts));
 
-  unsigned polls = 0;
+  // true: stop now (and out.status says why).
+  auto stop_now = [&] {
+    if (progress) progress->publish(0, out.counts.nodes);
+    if (interrupt::requested()) {
+      out.status = RunStatus::interrupted;
+      out.stop_signal = interrupt::signal_number();
+      return true;
+    }
+    if (stop.max_nodes != 0 && out.counts.nodes >= stop.max_nodes) {
+      out.status = RunStatus::max_nodes;
+      return true;
+    }
+    return false;
+  };
+  auto keep_going = [&] { return !stop_now(); };
+
+  std::uint64_t next_poll = kPollNodes;
   Node node;
   Expander expander;
   for (;;) {
     if (!stack.pop(node)) {
-      if (expander.flush(tree, out.counts, stack)) continue;
+      if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete
+    } else {
+      expander.add(tree, node, out.counts, stack, keep_going);
+    }
+    if (expander.abandoned()) {  // a huge node or a -g batch given up
+      if (out.status == RunStatus::complete) stop_now();
       break;
     }
-    expander.add(tree, node, out.counts, stack);
-    if ((++polls & kPollMask) == 0) {
-      if (progress) progress->publish(0, out.counts.nodes);
-      if (interrupt::requested()) {
-        out.status = RunStatus::interrupted;
-        break;
-      }
-      if (stop.max_nodes != 0 && out.counts.nodes >= stop.max_nodes) {
-        out.status = RunStatus::max_nodes;
-        break;
-      }
+    if (out.counts.nodes >= next_poll) {
+      next_poll = out.counts.nodes + kPollNodes;
+      if (stop_now()) break;
     }
   }
   out.seconds = seconds_since(start);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/cache_line.hpp"
+#include "base/interrupt.hpp"
 #include "sha1/batch.hpp"
 #include "tree/node.hpp"
 #include "tree/params.hpp"
@@ -54,13 +55,24 @@ class Tree {
   }
 
   // ids of children first .. first+count-1, hashed side by side where the
-  // path allows. -g G computes each batch G times (same ids, G times the cost).
-  void child_ids(const sha1::Words& parent, std::uint32_t first, std::uint32_t count, sha1::Words* out) const {
-    for (int g = 0; g < params_.granularity; ++g) sha1::child_ids(path_, parent, first, count, out);
+  // path allows. -g G computes each batch G times (same ids, G times the
+  // cost); then a stop request (interrupt::stop_requested) is polled every
+  // kGranularityPoll repetitions, and false means the batch was abandoned:
+  // `out` holds no ids and the caller drops the batch.
+  bool child_ids(const sha1::Words& parent, std::uint32_t first, std::uint32_t count, sha1::Words* out) const {
+    if (params_.granularity == 1) {
+      sha1::child_ids(path_, parent, first, count, out);
+      return true;
+    }
+    return repeat([&] { sha1::child_ids(path_, parent, first, count, out); });
   }
   // The same for jobs that may come from different parents (count <= sha1::kMaxLanes).
-  void child_ids(const sha1::ChildJob* jobs, int count, sha1::Words* out) const {
-    for (int g = 0; g < params_.granularity; ++g) sha1::child_ids(path_, jobs, count, out);
+  bool child_ids(const sha1::ChildJob* jobs, int count, sha1::Words* out) const {
+    if (params_.granularity == 1) {
+      sha1::child_ids(path_, jobs, count, out);
+      return true;
+    }
+    return repeat([&] { sha1::child_ids(path_, jobs, count, out); });
   }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
@@ -126,6 +138,17 @@ class Tree {
       return geometric_children_exact(x, height);
     if (n > kMaxChildren) return note_truncation(kMaxChildren);
     return n;
+  }
+
+  // -g G > 1: G hashes of the same batch, polling for a stop now and then.
+  static constexpr int kGranularityPoll = 64;
+  template <class Hash>
+  bool repeat(Hash&& hash) const {
+    for (int g = 0; g < params_.granularity; ++g) {
+      hash();
+      if (g % kGranularityPoll == kGranularityPoll - 1 && interrupt::stop_requested()) return false;
+    }
+    return true;
   }
 
   int note_truncation(int cap) const {

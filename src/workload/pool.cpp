@@ -10,6 +10,7 @@
 
 #include "base/cache_line.hpp"
 #include "base/clock.hpp"
+#include "base/interrupt.hpp"
 #include "base/rng.hpp"
 #include "steal/protocol.hpp"  // RemoteDelay
 #include "steal/protocols/split/split_deque.hpp"
@@ -64,6 +65,7 @@ class Trial {
     }
     account();
     measure();
+    out_.complete = !interrupt::requested();
     return std::move(out_);
   }
 
@@ -110,6 +112,7 @@ class Trial {
   void operate(int id, SplitDeque& seg, PoolThreadStats& st, Rng& rng, VictimSelector& victims) {
     std::uint64_t own_ops = 0;
     for (;;) {
+      if (interrupt::requested()) break;  // a signal: the trial stops here, partial
       // relaxed: a ticket; exactly `ops` are handed out.
       if (static_cast<std::uint64_t>(next_op_.value.fetch_add(1, std::memory_order_relaxed)) >= s_.ops) break;
       const bool add = s_.producers ? st.producer : static_cast<int>(rng.below(100)) < s_.mix;
@@ -129,7 +132,7 @@ class Trial {
           removed_[static_cast<std::size_t>(id)].push_back(serial_of(x));
           ++st.removes;
           st.remove_seconds += seconds_since(t0);
-        } else {
+        } else if (!interrupt::requested()) {
           ++st.aborted;
         }
       }
@@ -147,7 +150,7 @@ class Trial {
     bool got = false;
     for (;;) {
       const int v = victims.next();
-      if (v < 0) break;  // one thread: nobody to steal from
+      if (v < 0 || interrupt::requested()) break;  // one thread: nobody to steal from; or a signal
       SplitDeque& victim = *segs_[static_cast<std::size_t>(v)];
       delay_();  // the probe
       ++st.segments_examined;
@@ -294,7 +297,8 @@ std::vector<bool> producer_map(int threads, int producers, Arrangement arrangeme
 
 PoolResult run_pool(const PoolSettings& settings) {
   PoolResult r;
-  for (int t = 0; t < settings.trials; ++t) r.trials.push_back(Trial(settings, t).run());
+  for (int t = 0; t < settings.trials && !interrupt::requested(); ++t) r.trials.push_back(Trial(settings, t).run());
+  r.stop_signal = interrupt::signal_number();
   return r;
 }
 

@@ -47,6 +47,7 @@ struct SegmentSample {
 };
 
 struct PoolTrial {
+  bool complete = true;               // false: a signal stopped it before its operations ran out
   std::uint64_t initial = 0, added = 0, removed = 0, aborted = 0, remaining = 0;
   bool conserved = false;             // every item removed or remaining exactly once
   std::uint64_t duplicated = 0, lost = 0;
@@ -62,7 +63,9 @@ struct PoolTrial {
 };
 
 struct PoolResult {
-  std::vector<PoolTrial> trials;
+  std::vector<PoolTrial> trials;  // those run (a signal stops the rest)
+  int stop_signal = 0;            // the signal that stopped the experiment, or 0
+  bool complete() const { return stop_signal == 0; }
   bool conserved() const {
     for (const PoolTrial& t : trials)
       if (!t.conserved) return false;

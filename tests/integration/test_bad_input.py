@@ -30,6 +30,13 @@ def main():
         bad_type = config(tmp, "bad_type.conf", "tree = geo\nshape = spiral\n")
         chunk_steal = config(tmp, "chunk_steal.conf", "steal = one\nchunk = 8\n")
         bad_stealing = config(tmp, "bad_stealing.conf", "stealing = maybe\n")
+        with open(os.path.join(tmp, "nul.conf"), "wb") as f:
+            f.write(b"tree = geo\ndepth = 5\x00\n")
+        nul = os.path.join(tmp, "nul.conf")
+        long_line = config(tmp, "long.conf", "description = " + "x" * 5000 + "\n")
+        huge = config(tmp, "huge.conf", ("# " + "y" * 1000 + "\n") * 1100)
+        json_lines = config(tmp, "runs.jsonl", '{"uts_version":"1.0.0"}\n')
+        other_csv = config(tmp, "other.csv", "name,size\nT1,4130071\n")
         cases = [
             # (arguments, text the message must contain)
             (["--bogus"], "bogus"),
@@ -107,6 +114,44 @@ def main():
             (["--protocol", "locked", "--steal", "one"], "--protocol locked and --steal one"),
             (["--protocol", "request", "-I", "0"], "-I/--poll-interval"),
             (["--protocol", "request", "--poll-interval", "-3"], "-I/--poll-interval"),
+            # Config files that are not text (issue 18).
+            (["--config", nul], "nul.conf:2: a NUL byte"),
+            (["--config", long_line], "long.conf:1: a line longer than 4096"),
+            (["--config", huge], "larger than 1 MiB"),
+            (["--config", "/dev/zero"], "larger than 1 MiB"),
+            # One rule for options: an option that does not apply to the run
+            # is refused, naming both options.
+            (["--sequential", "--threads", "4"], "--threads does not apply to --sequential"),
+            (["--sequential", "-T", "4"], "-T does not apply to --sequential"),
+            (["--sequential", "--protocol", "chaselev"], "--protocol does not apply to --sequential"),
+            (["--sequential", "--steal", "one"], "--steal does not apply to --sequential"),
+            (["--sequential", "--victim", "hier"], "--victim does not apply to --sequential"),
+            (["--sequential", "--domains", "9"], "--domains does not apply to --sequential"),
+            (["--sequential", "-s", "0"], "-s/--stealing does not apply to --sequential"),
+            (["--sequential", "--init", "balanced"], "--init does not apply to --sequential"),
+            (["--sequential", "--remote-delay", "5"], "--remote-delay does not apply to --sequential"),
+            (["--sequential", "--rank-chunk", "5"], "--rank-chunk does not apply to --sequential"),
+            (["-s", "0", "--victim", "tree"], "--victim does not apply to -s 0"),
+            (["-s", "0", "--steal", "one"], "--steal does not apply to -s 0"),
+            (["-s", "0", "--remote-delay", "10"], "--remote-delay does not apply to -s 0"),
+            (["--workload", "pool", "--preset", "T1"], "--preset does not apply to --workload pool"),
+            (["--workload", "pool", "--max-nodes", "5"], "--max-nodes does not apply to --workload pool"),
+            (["--workload", "pool", "--init", "balanced"], "--init does not apply to --workload pool"),
+            (["--workload", "pool", "--domains", "2"], "--domains does not apply to --workload pool"),
+            (["--workload", "pool", "-d", "5"], "-d/--depth does not apply to --workload pool"),
+            (["--workload", "pool", "--sha1", "cryptopp"], "--sha1 does not apply to --workload pool"),
+            (["--workload", "pool", "--expect-size", "5"], "--expect-size does not apply to --workload pool"),
+            (["--rank-poll", "5"], "--rank-poll applies only to a run under mpirun"),
+            (["--rank-chunk", "5"], "--rank-chunk applies only to a run under mpirun"),
+            (["--protocol", "locked", "--victim", "hier", "--steal-local", "chunk:5"],
+             "--steal-local chunk:5 does not apply to --protocol locked"),
+            # Appending to a file of another format (issue 18).
+            (["--preset", "T1", "--format", "csv", "--output", json_lines], "CSV header"),
+            (["--preset", "T1", "--format", "csv", "--output", other_csv], "CSV header"),
+            (["--preset", "T1", "--output", other_csv], "not a JSON Lines file"),
+            (["--preset", "T1", "--format", "json", "--output", other_csv], "not a JSON Lines file"),
+            (["--workload", "pool", "--format", "csv", "--output", other_csv], "CSV header"),
+            (["--workload", "pool", "--trace", os.path.join(tmp, "no", "dir.csv")], "--trace"),
         ]
         for args, needle in cases:
             proc = run_uts(binary, args, timeout=30)
@@ -115,6 +160,43 @@ def main():
                   and proc.stdout == "")
             tally.check(ok, "bad input %s" % args,
                         "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:200], proc.stderr[:300]))
+
+        # Thread counts from the environment: the same checks as --threads
+        # (the OpenMP runtime may print its own warning too: one uts line).
+        for value in ("abc", "-2", "0", "5000", "1.5"):
+            env = dict(os.environ, OMP_NUM_THREADS=value)
+            proc = subprocess.run([binary, "--preset", "T1"], capture_output=True, text=True, env=env, timeout=60)
+            ours = [l for l in proc.stderr.splitlines() if l.startswith("uts:")]
+            tally.check(proc.returncode == 2 and len(ours) == 1 and "OMP_NUM_THREADS" in ours[0]
+                        and proc.stdout == "", "OMP_NUM_THREADS=%s refused like --threads" % value, proc.stderr)
+        env = dict(os.environ, OMP_NUM_THREADS="3")
+        proc = subprocess.run([binary, "--preset", "T1", "--format", "json"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        tally.check(proc.returncode == 0 and '"threads":3' in proc.stdout and '"threads_from":"OMP_NUM_THREADS"'
+                    in proc.stdout, "OMP_NUM_THREADS=3: three threads, and the record says where from",
+                    proc.stdout[:400] + proc.stderr)
+        # A runtime thread limit clamps the default (and the record says so)
+        # instead of failing on a --threads the user never typed.
+        env = dict(os.environ, OMP_THREAD_LIMIT="1")
+        proc = subprocess.run([binary, "--preset", "T1", "--format", "json"], capture_output=True, text=True,
+                              env=env, timeout=60)
+        tally.check(proc.returncode == 0 and '"threads":1' in proc.stdout and "clamped to OMP_THREAD_LIMIT 1"
+                    in proc.stdout, "OMP_THREAD_LIMIT=1 clamps the default thread count, recorded",
+                    proc.stdout[:400] + proc.stderr)
+        # Options a config file sets that do not apply: ignored, and recorded.
+        shared = config(tmp, "shared.conf", "threads = 4\nvictim = tree\n")
+        proc = run_uts(binary, ["--config", shared, "--preset", "T1", "--sequential", "--format", "json"])
+        tally.check(proc.returncode == 0 and '"ignored_options":"--threads 4 (--sequential); --victim tree '
+                    '(--sequential)"' in proc.stdout, "a file's options that do not apply: ignored and recorded",
+                    proc.stdout[:600] + proc.stderr)
+        proc = run_uts(binary, ["--config", shared, "--preset", "T1", "--sequential"])
+        tally.check(proc.returncode == 0 and "Ignored (set by a file, does not apply): --threads 4" in proc.stdout,
+                    "... and said in the text output", proc.stdout[:600])
+        # A UTF-8 byte order mark does not end up inside the first key.
+        bom = config(tmp, "bom.conf", "\ufeffthreads = 2\n")
+        proc = run_uts(binary, ["--config", bom, "--preset", "T1", "--format", "json"])
+        tally.check(proc.returncode == 0 and '"threads":2' in proc.stdout, "a config file's BOM is skipped",
+                    proc.stderr)
 
         # More threads than the OpenMP runtime will grant.
         env = dict(os.environ, OMP_THREAD_LIMIT="2")

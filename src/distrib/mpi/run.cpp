@@ -88,9 +88,11 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   // complete < max_nodes < interrupted: the most severe status wins.
   static_assert(static_cast<int>(RunStatus::complete) < static_cast<int>(RunStatus::max_nodes) &&
                 static_cast<int>(RunStatus::max_nodes) < static_cast<int>(RunStatus::interrupted));
-  const int status_in = static_cast<int>(mine.status);
-  int status = 0;
-  MPI_Allreduce(&status_in, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int status_in[2] = {static_cast<int>(mine.status), mine.stop_signal};
+  int status_out[2] = {0, 0};
+  // The signal: any rank's (the one that stopped first told the others).
+  MPI_Allreduce(status_in, status_out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int status = status_out[0];
   std::vector<ThreadStats> threads_all = gather(mine.threads.data(), threads, ranks, rank);
   std::vector<RankStats> ranks_all = gather(&rs, 1, ranks, rank);
   std::optional<DomainMap> domains;
@@ -98,6 +100,7 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
 
   RunResult out = mine;
   out.status = static_cast<RunStatus>(status);
+  out.stop_signal = out.status == RunStatus::interrupted ? status_out[1] : 0;
   if (rank != 0) return out;
   out.counts.nodes = total[0];
   out.counts.leaves = total[1];
