@@ -19,6 +19,7 @@ int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, RecordFile
   voice.speaks = session.rank() == 0;
   voice.silent_rank_waits = false;  // from here every rank returns and finalises
   int code = kExitOk;
+  bool signalled = false;
   try {
     RunResult result;
     {
@@ -27,6 +28,7 @@ int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, RecordFile
       if (progress && voice.speaks) reporter = std::make_unique<ProgressReporter>(board);
       result = distrib::run_ranks(tree, cfg.engine, cfg.stop, board);
     }
+    signalled = result.stop_signal != 0;
     if (voice.speaks) code = report_run(cfg, result, record);
     else code = status_exit(result.status, result.stop_signal);
   } catch (const OutputError& e) {
@@ -39,6 +41,14 @@ int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, RecordFile
   // mpirun ends the job when the first rank exits non-zero: nobody leaves
   // before rank 0 has printed.
   session.barrier();
+  // A run a signal stopped leaves without MPI_Finalize. When mpirun itself
+  // was signalled it is tearing the job down, and MPI_Finalize (PMIx_Finalize)
+  // would wait for the SIGKILL it sends a second later, holding back the
+  // output mpirun forwards; when only this job's ranks were, the first rank
+  // to exit with 128 + N makes mpirun abort the rest the same way. Every rank
+  // knows the signal (the STOP notice carries it) and has passed the barrier,
+  // so nothing is in flight: all leave at once.
+  if (signalled) session.skip_finalize();
   return code;
 }
 

@@ -26,10 +26,13 @@ class MpiSession {
   // Every rank waits here (e.g. until rank 0 has printed: mpirun ends the
   // job as soon as one rank exits non-zero).
   void barrier() const;
+  // Exit without MPI_Finalize (see run_as_rank).
+  void skip_finalize() { skip_finalize_ = true; }
 
  private:
   int rank_ = 0, ranks_ = 1;
   bool ok_ = false;
+  bool skip_finalize_ = false;
 };
 
 // This rank's share of the traversal, then the whole job's result reduced
