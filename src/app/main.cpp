@@ -129,12 +129,23 @@ int run_main(int argc, char** argv, Voice& voice) {
   const distrib::Launch launch = distrib::detect_launch();
   voice = Voice{launch.rank == 0, launch.under_mpi};
   cli::RunConfig cfg;
+  // A malformed OMP_NUM_THREADS or OMP_THREAD_LIMIT is refused once the
+  // command line is read (--help and --version still answer).
+  std::string environment_error;
+  cli::ThreadDefault threads;
   try {
-    cfg = cli::parse_command_line(argc, argv, cli::thread_default());
+    threads = cli::thread_default();
+  } catch (const cli::UsageError& e) {
+    environment_error = e.what();
+  }
+  try {
+    cfg = cli::parse_command_line(argc, argv, threads);
   } catch (const cli::UsageError& e) {
     return voice.usage_error(e.what());
   }
   if (!voice.speaks && (cfg.show_help || cfg.show_version || cfg.show_presets)) return kExitOk;
+  if (!environment_error.empty() && !cfg.show_help && !cfg.show_version && !cfg.show_presets)
+    return voice.usage_error(environment_error);
   if (launch.ranks > 1) {
     if (!UTS_HAVE_MPI)
       return voice.usage_error("started as " + std::to_string(launch.ranks) +

@@ -54,7 +54,7 @@ struct ThreadDefault {
   int limit = 1 << 30;  // the runtime's thread limit
 };
 // Reads the environment and the OpenMP runtime; throws UsageError for a
-// malformed OMP_NUM_THREADS.
+// malformed OMP_NUM_THREADS or OMP_THREAD_LIMIT.
 ThreadDefault thread_default();
 
 // Throws UsageError (one line, naming the option or file:line) on bad input.

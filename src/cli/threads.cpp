@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "cli/options.hpp"
@@ -10,20 +11,36 @@
 
 namespace uts::cli {
 
+namespace {
+
+// The whole of `name`'s value as a whole number in [1, most]; nullopt when
+// the variable is unset; UsageError when it is anything else.
+std::optional<long> positive_env(const char* name, long most, const char* what, bool list) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return std::nullopt;
+  std::string text(env);
+  // OMP_NUM_THREADS may be a nesting list ("4,2"): its first level is the team size.
+  if (list) text = text.substr(0, text.find(','));
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(0, 1);
+  long v = 0;
+  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || v < 1 || v > most)
+    throw UsageError(std::string(name) + ": '" + env + "' is not " + what);
+  return v;
+}
+
+}  // namespace
+
 ThreadDefault thread_default() {
   ThreadDefault d;
-  d.limit = omp_get_thread_limit();
-  if (const char* env = std::getenv("OMP_NUM_THREADS"); env != nullptr) {
-    // The first level of a nesting list ("4,2") is the team size.
-    std::string text(env);
-    text = text.substr(0, text.find(','));
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(0, 1);
-    long v = 0;
-    const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || v < 1 || v > 4096)
-      throw UsageError("OMP_NUM_THREADS: '" + std::string(env) + "' is not a number of threads from 1 to 4096");
-    d.threads = static_cast<int>(v);
+  // Both variables are checked before the first OpenMP call: libomp parses
+  // the environment then, and an OMP_NUM_THREADS such as -2 corrupts its
+  // state (an assertion, or "Out of heap memory") before we could refuse it.
+  const auto env_threads = positive_env("OMP_NUM_THREADS", 4096, "a number of threads from 1 to 4096", true);
+  positive_env("OMP_THREAD_LIMIT", 2147483647, "a thread limit from 1 to 2147483647", false);
+  if (env_threads) {
+    d.threads = static_cast<int>(*env_threads);
     d.source = "OMP_NUM_THREADS";
   } else {
     d.threads = omp_get_num_procs();
@@ -34,6 +51,7 @@ ThreadDefault thread_default() {
       d.source = "every core";
     }
   }
+  d.limit = omp_get_thread_limit();
   if (d.threads > d.limit) {
     d.threads = d.limit;
     d.source += ", clamped to OMP_THREAD_LIMIT " + std::to_string(d.limit);

@@ -169,6 +169,23 @@ def main():
             ours = [l for l in proc.stderr.splitlines() if l.startswith("uts:")]
             tally.check(proc.returncode == 2 and len(ours) == 1 and "OMP_NUM_THREADS" in ours[0]
                         and proc.stdout == "", "OMP_NUM_THREADS=%s refused like --threads" % value, proc.stderr)
+        for value in ("abc", "-1", "0", "4,2"):
+            env = dict(os.environ, OMP_THREAD_LIMIT=value)
+            proc = subprocess.run([binary, "--preset", "T1"], capture_output=True, text=True, env=env, timeout=60)
+            ours = [l for l in proc.stderr.splitlines() if l.startswith("uts:")]
+            tally.check(proc.returncode == 2 and len(ours) == 1 and "OMP_THREAD_LIMIT" in ours[0]
+                        and proc.stdout == "", "OMP_THREAD_LIMIT=%s refused" % value, proc.stderr)
+        # Refused even beside --threads (libomp misreads such values and can
+        # crash at its first call), but --help and --version still answer.
+        env = dict(os.environ, OMP_NUM_THREADS="-2")
+        proc = subprocess.run([binary, "--preset", "T1", "--threads", "2"], capture_output=True, text=True, env=env,
+                              timeout=60)
+        tally.check(proc.returncode == 2 and proc.stdout == "", "OMP_NUM_THREADS=-2 refused beside --threads 2",
+                    proc.stderr)
+        for flag in ("--help", "--version"):
+            proc = subprocess.run([binary, flag], capture_output=True, text=True, env=env, timeout=60)
+            tally.check(proc.returncode == 0 and proc.stdout != "", "OMP_NUM_THREADS=-2: %s still answers" % flag,
+                        proc.stderr)
         env = dict(os.environ, OMP_NUM_THREADS="3")
         proc = subprocess.run([binary, "--preset", "T1", "--format", "json"], capture_output=True, text=True,
                               env=env, timeout=60)
