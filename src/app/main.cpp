@@ -194,7 +194,11 @@ int run_main(int argc, char** argv, Voice& voice) {
 
   // Checked before the run: asking for SHA-NI on a CPU without it is bad input.
   const auto path = sha1::resolve(cfg.engine.sha1);
-  if (!path) return voice.usage_error("--sha1 shani: this CPU has no SHA extensions (use auto or cryptopp)");
+  if (!path)
+    return voice.usage_error(cfg.engine.sha1 == sha1::Path::avx512
+                                 ? "--sha1 avx512: this CPU has no AVX-512 (F and VL) (use auto, shani or cryptopp)"
+                                 : "--sha1 shani: this CPU has no SHA extensions (use auto, avx512 or cryptopp)");
+  if (cfg.engine.sha1 == sha1::Path::automatic) cfg.engine.sha1_calibration = sha1::calibrate();
   cfg.engine.sha1 = *path;
   const Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == cli::Progress::on ||

@@ -7,6 +7,13 @@
 //   shani_lanes_L_blocks_per_sec  the SHA-NI kernel hashing L children of one
 //                               parent side by side, L = 1..6 (absent without
 //                               SHA-NI)
+//   avx512_lanes_16_blocks_per_sec  the AVX-512 kernel, 16 children of one
+//                               parent per call, the next parent from this
+//                               call's ids (absent without AVX-512)
+//   avx512_independent_blocks_per_sec  the same kernel on batches that do not
+//                               depend on each other: its throughput, the
+//                               figure a traversal is measured against
+//   auto_path                   what --sha1 auto chooses here
 // usage: uts-sha1-rate [BLOCKS]   (default 50 million)
 #include <cstdint>
 #include <cstdio>
@@ -49,10 +56,10 @@ int main(int argc, char** argv) {
   std::printf("chained_blocks_per_sec %.0f\nindependent_blocks_per_sec %.0f\n", double(blocks) / chained,
               double(blocks) / independent);
   if (uts::sha1::cpu_has_shani()) {
-    for (int lanes = 1; lanes <= uts::sha1::kMaxLanes; ++lanes) {
+    for (int lanes = 1; lanes <= uts::sha1::kShaniLanes; ++lanes) {
       // L children of one parent per call; the last one is the next parent.
       const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
-      uts::sha1::Words p{1, 2, 3, 4, 5}, out[uts::sha1::kMaxLanes];
+      uts::sha1::Words p{1, 2, 3, 4, 5}, out[uts::sha1::kShaniLanes];
       start = Clock::now();
       for (std::uint64_t c = 0; c < calls; ++c) {
         uts::sha1::child_ids_shani_lanes(lanes, p, static_cast<std::uint32_t>(c), out);
@@ -62,6 +69,33 @@ int main(int argc, char** argv) {
       std::printf("shani_lanes_%d_blocks_per_sec %.0f\n", lanes, double(calls * static_cast<std::uint64_t>(lanes)) / seconds_since(start));
     }
   }
+  if (uts::sha1::cpu_has_avx512()) {
+    // 16 children of one parent per call; the last one is the next parent
+    // (each call waits for the one before, like the shani lines above).
+    constexpr int kLanes = uts::sha1::kMaxLanes;
+    const std::uint64_t calls = blocks / kLanes;
+    uts::sha1::Batch batch;
+    uts::sha1::Ids ids;
+    uts::sha1::Words p{1, 2, 3, 4, 5};
+    start = Clock::now();
+    for (std::uint64_t c = 0; c < calls; ++c) {
+      batch.fill(0, p, static_cast<std::uint32_t>(c));
+      batch.fill(8, p, static_cast<std::uint32_t>(c) + 8);
+      uts::sha1::child_ids_avx512(batch, ids);
+      p = ids.get(kLanes - 1);
+    }
+    fold ^= p[4];
+    std::printf("avx512_lanes_16_blocks_per_sec %.0f\n", double(calls * kLanes) / seconds_since(start));
+    // Calls that do not wait for each other: the kernel's throughput.
+    start = Clock::now();
+    for (std::uint64_t c = 0; c < calls; ++c) {
+      batch.word[5][c & 15] = static_cast<std::uint32_t>(c);
+      uts::sha1::child_ids_avx512(batch, ids);
+      fold ^= ids.word[4][0];
+    }
+    std::printf("avx512_independent_blocks_per_sec %.0f\n", double(calls * kLanes) / seconds_since(start));
+  }
+  std::printf("auto_path %s\n", uts::sha1::to_string(*uts::sha1::resolve(uts::sha1::Path::automatic)));
   std::printf("blocks %llu\nfold %08x\n", static_cast<unsigned long long>(blocks), fold);
   return 0;
 }

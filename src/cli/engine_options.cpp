@@ -77,7 +77,7 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   else throw UsageError("--init: '" + init + "' is not root or balanced");
   const std::string sha1_path = value_of<std::string>(r, "sha1");
   if (auto v = sha1::parse_path(sha1_path)) e.sha1 = *v;
-  else throw UsageError("--sha1: '" + sha1_path + "' is not auto, shani or cryptopp");
+  else throw UsageError("--sha1: '" + sha1_path + "' is not auto, avx512, shani or cryptopp");
   if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
   if (r.count("rank-poll")) e.ranks.poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
 }

@@ -50,7 +50,7 @@ const OptionSpec kOptions[] = {
      "10000000000, default 0)", "NS", nullptr, true},
     {"init", 0, "Engine", "root start: root (thread 0 expands it) | balanced (children split in blocks)", "", "root",
      true},
-    {"sha1", 0, "Engine", "child-id hashing: auto (SHA-NI when the CPU has it) | shani | cryptopp", "", "auto", true},
+    {"sha1", 0, "Engine", "child-id hashing: auto (the fastest this CPU has, calibrated at start-up) | avx512 | shani | cryptopp", "", "auto", true},
     {"max-nodes", 0, "Engine", "stop after about N nodes and say so (safety valve)", "", nullptr, true},
 
     {"rank-chunk", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",

@@ -128,7 +128,8 @@ class ThreadRun final : public LinkHost {
         seat_(id == 0 && shared.multi_rank ? link : nullptr, shared.settings.ranks.poll),
         self_(*shared.workers[static_cast<std::size_t>(id)]),
         busy_(shared.termination, id),
-        victims_(shared.victims, id, threads) {}
+        victims_(shared.victims, id, threads),
+        expander_(shared.tree.sha1_path()) {}
 
   // The root, or this thread's block of the root's children (--init).
   void seed_work() {

@@ -101,6 +101,18 @@ const Column kRun[] = {
     {"sleeps", "aggregates", "sleeps", false, [](V x) { return count(x.agg.sleeps); }},
     {"stealing", "engine", "stealing", false, [](V x) -> Cell { return x.r.engine.stealing; }},
     {"sha1", "engine", "sha1", false, [](V x) { return text(sha1::to_string(x.r.engine.sha1)); }},
+    // --sha1 auto's start-up measurement (blocks/s; absent for a named path
+    // or a kernel this CPU lacks): why auto chose what it chose.
+    {nullptr, "engine", "sha1_auto_avx512_rate", true,
+     [](V x) {
+       const auto& c = x.r.engine.sha1_calibration;
+       return when(c && c->avx512_rate > 0, real(c ? c->avx512_rate : 0));
+     }},
+    {nullptr, "engine", "sha1_auto_shani_rate", true,
+     [](V x) {
+       const auto& c = x.r.engine.sha1_calibration;
+       return when(c && c->shani_rate > 0, real(c ? c->shani_rate : 0));
+     }},
     {"steal_success_rate", "aggregates", "steal_success_rate", false, [](V x) { return real(x.agg.steal_success_rate); }},
     {"nodes_per_steal", "aggregates", "nodes_per_steal", false, [](V x) { return real(x.agg.nodes_per_steal); }},
     {"deques_examined_per_attempt", "aggregates", "deques_examined_per_attempt", false,

@@ -179,6 +179,21 @@ std::string render_text(const RunReport& r, int verbose) {
   }
   if (verbose > 0) {
     if (!r.threads_from.empty() && !r.engine.sequential) s << "Threads: " << r.engine.threads << " (" << r.threads_from << ")\n";
+    if (const auto& c = r.engine.sha1_calibration) {
+      s << "SHA-1: " << sha1::to_string(r.engine.sha1) << ", chosen by --sha1 auto";
+      if (c->avx512_rate > 0 && c->shani_rate > 0) {
+        char line[160];
+        std::snprintf(line, sizeof line,
+                      " (measured at start-up: AVX-512 %.1f, SHA-NI %.1f M blocks/s; SHA-NI only if >10%% faster)",
+                      c->avx512_rate / 1e6, c->shani_rate / 1e6);
+        s << line;
+      } else {
+        s << " (the fastest kernel this CPU has)";
+      }
+      s << "\n";
+    } else {
+      s << "SHA-1: " << sha1::to_string(r.engine.sha1) << ", named by --sha1\n";
+    }
     const ReferenceFlags& ref = r.engine.reference;
     if (ref.barrier_interval)
       s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";

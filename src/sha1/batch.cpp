@@ -2,6 +2,8 @@
 
 #include "sha1/sha1.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -12,12 +14,18 @@
 
 namespace uts::sha1 {
 
-void child_ids_cryptopp(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  for (std::uint32_t i = 0; i < count; ++i) out[i] = child_id(parent, first + i);
+namespace {
+
+// An environment switch that makes this CPU look like one without a feature.
+bool forced_off(const char* name) {
+  const char* off = std::getenv(name);
+  return off && *off && std::string(off) != "0";
 }
 
-void child_ids_cryptopp(const ChildJob* jobs, int count, Words* out) {
-  for (int i = 0; i < count; ++i) out[i] = child_id(jobs[i].parent, jobs[i].index);
+}  // namespace
+
+void child_ids_cryptopp(const Batch& in, int count, Ids& out) {
+  for (int l = 0; l < count; ++l) out.put(l, child_id(in.parent(l), in.index(l)));
 }
 
 #if defined(UTS_HAVE_SHANI_KERNEL)
@@ -25,7 +33,7 @@ void child_ids_cryptopp(const ChildJob* jobs, int count, Words* out) {
 bool cpu_has_shani() {
   // UTS_SHA1_NO_SHANI=1 makes this CPU look like one without SHA extensions,
   // so the fallback and the refusal of --sha1 shani can be tested anywhere.
-  if (const char* off = std::getenv("UTS_SHA1_NO_SHANI"); off && *off && std::string(off) != "0") return false;
+  if (forced_off("UTS_SHA1_NO_SHANI")) return false;
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
   const bool ssse3 = c & bit_SSSE3, sse41 = c & bit_SSE4_1;
@@ -34,18 +42,33 @@ bool cpu_has_shani() {
   return ssse3 && sse41 && sha;
 }
 
+bool cpu_has_avx512() {
+  if (forced_off("UTS_SHA1_NO_AVX512")) return false;
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  if (!(c & bit_OSXSAVE)) return false;  // xgetbv below needs it
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  const bool f = b & (1u << 16), vl = b & (1u << 31);
+  if (!f || !vl) return false;
+  // The OS must save the registers: XCR0 bits 1-2 (SSE, AVX) and 5-7
+  // (opmask, upper halves of zmm0-15, zmm16-31).
+  unsigned lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0xE6u) == 0xE6u;
+}
+
 namespace {
 
 #define UTS_SHANI __attribute__((target("sha,sse4.1,ssse3")))
 
-// L children hashed side by side; lane l is child idx[l] of *parents[l]. The
+// L children hashed side by side: lanes base .. base+L-1 of a batch. The
 // message of a child is its parent's five state words, the index, the 0x80
 // terminator, zeros and the bit length 192, as four 4-word groups with word 0
 // in the top lane (the order SHA-NI consumes), built in registers. Every
 // step below is written once and applied to all lanes, so the compiler
 // schedules independent lanes side by side.
 template <int L>
-UTS_SHANI inline void hash_core(const Words* const* parents, const std::uint32_t* idx, Words* out) {
+UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
   const __m128i iv_abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xEFCDAB89u), static_cast<int>(0x98BADCFEu),
                                         0x10325476);
   const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
@@ -53,10 +76,11 @@ UTS_SHANI inline void hash_core(const Words* const* parents, const std::uint32_t
   __m128i m0[L], m1[L], m2[L], m3[L], abcd[L], prev[L], e[L];
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
-    const Words& parent = *parents[l];
-    m0[l] = _mm_set_epi32(static_cast<int>(parent[0]), static_cast<int>(parent[1]), static_cast<int>(parent[2]),
-                          static_cast<int>(parent[3]));
-    m1[l] = _mm_set_epi32(static_cast<int>(parent[4]), static_cast<int>(idx[l]), static_cast<int>(0x80000000u), 0);
+    const int x = base + l;
+    m0[l] = _mm_set_epi32(static_cast<int>(in.word[0][x]), static_cast<int>(in.word[1][x]),
+                          static_cast<int>(in.word[2][x]), static_cast<int>(in.word[3][x]));
+    m1[l] = _mm_set_epi32(static_cast<int>(in.word[4][x]), static_cast<int>(in.word[5][x]),
+                          static_cast<int>(0x80000000u), 0);
     m2[l] = _mm_setzero_si128();
     m3[l] = w3;
     abcd[l] = iv_abcd;
@@ -107,54 +131,60 @@ UTS_SHANI inline void hash_core(const Words* const* parents, const std::uint32_t
   for (int l = 0; l < L; ++l) {
     const __m128i ef = _mm_sha1nexte_epu32(prev[l], iv_e);
     const __m128i s = _mm_add_epi32(abcd[l], iv_abcd);
-    out[l] = {static_cast<std::uint32_t>(_mm_extract_epi32(s, 3)), static_cast<std::uint32_t>(_mm_extract_epi32(s, 2)),
-              static_cast<std::uint32_t>(_mm_extract_epi32(s, 1)), static_cast<std::uint32_t>(_mm_extract_epi32(s, 0)),
-              static_cast<std::uint32_t>(_mm_extract_epi32(ef, 3))};
+    const int x = base + l;
+    out.word[0][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 3));
+    out.word[1][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 2));
+    out.word[2][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 1));
+    out.word[3][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 0));
+    out.word[4][x] = static_cast<std::uint32_t>(_mm_extract_epi32(ef, 3));
   }
-}
-
-template <int L>
-UTS_SHANI inline void hash_jobs(const ChildJob* jobs, Words* out) {
-  const Words* parents[L];
-  std::uint32_t idx[L];
-  for (int l = 0; l < L; ++l) {
-    parents[l] = &jobs[l].parent;
-    idx[l] = jobs[l].index;
-  }
-  hash_core<L>(parents, idx, out);
 }
 
 }  // namespace
 
-void child_ids_shani(const ChildJob* jobs, int count, Words* out) {
-  switch (count) {
-    case 6: hash_jobs<6>(jobs, out); break;
-    case 5: hash_jobs<5>(jobs, out); break;
-    case 4: hash_jobs<4>(jobs, out); break;
-    case 3: hash_jobs<3>(jobs, out); break;
-    case 2: hash_jobs<2>(jobs, out); break;
-    case 1: hash_jobs<1>(jobs, out); break;
-    default: break;
+// Up to six lanes in one interleaved call; more in calls of four, the last
+// call taking the 3 to 6 that remain (a lone lane is latency-bound).
+void child_ids_shani(const Batch& in, int count, Ids& out) {
+  int base = 0;
+  while (count > 0) {
+    const int n = count > kShaniLanes ? 4 : count;
+    switch (n) {
+      case 6: hash_core<6>(in, base, out); break;
+      case 5: hash_core<5>(in, base, out); break;
+      case 4: hash_core<4>(in, base, out); break;
+      case 3: hash_core<3>(in, base, out); break;
+      case 2: hash_core<2>(in, base, out); break;
+      default: hash_core<1>(in, base, out); break;
+    }
+    base += n;
+    count -= n;
   }
 }
 
 #else  // no x86: the SHA-NI path does not exist in this build
 
-void child_ids_shani(const ChildJob* jobs, int count, Words* out) { child_ids_cryptopp(jobs, count, out); }
+void child_ids_shani(const Batch& in, int count, Ids& out) { child_ids_cryptopp(in, count, out); }
+void child_ids_avx512(const Batch& in, Ids& out) { child_ids_cryptopp(in, kMaxLanes, out); }
 
 bool cpu_has_shani() { return false; }
+bool cpu_has_avx512() { return false; }
 
 #endif
 
-// Consecutive children of one parent as jobs: up to six per interleaved
-// call; more in calls of four, the last call taking the 3 to 6 that remain
-// (a lone lane is latency-bound).
-void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  ChildJob jobs[kMaxLanes];
+void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
+  Batch batch;
+  Ids ids;
+  const std::uint32_t width = static_cast<std::uint32_t>(path == Path::cryptopp ? 1 : kMaxLanes);
+  if (width == 1) {
+    for (std::uint32_t i = 0; i < count; ++i) out[i] = child_id(parent, first + i);
+    return;
+  }
+  for (int l = 0; l < kMaxLanes; ++l) batch.set(l, parent, 0);
   while (count > 0) {
-    const std::uint32_t n = count > 6 ? 4 : count;
-    for (std::uint32_t i = 0; i < n; ++i) jobs[i] = {parent, first + i};
-    child_ids_shani(jobs, static_cast<int>(n), out);
+    const std::uint32_t n = count < width ? count : width;
+    for (std::uint32_t i = 0; i < n; ++i) batch.word[5][i] = first + i;
+    child_ids(path, batch, static_cast<int>(n), ids);
+    for (std::uint32_t i = 0; i < n; ++i) out[i] = ids.get(static_cast<int>(i));
     first += n;
     out += n;
     count -= n;
@@ -162,12 +192,60 @@ void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t cou
 }
 
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
-  child_ids_shani(parent, first, static_cast<std::uint32_t>(lanes), out);
+  Batch batch;
+  Ids ids;
+  for (int l = 0; l < lanes; ++l) batch.set(l, parent, first + static_cast<std::uint32_t>(l));
+  child_ids_shani(batch, lanes, ids);
+  for (int l = 0; l < lanes; ++l) out[l] = ids.get(l);
+}
+
+namespace {
+
+// Blocks per second of one kernel over `blocks` children, parents chained
+// from batch to batch as in a traversal.
+double kernel_rate(Path path, int lanes, std::uint64_t blocks) {
+  Batch batch;
+  Ids ids;
+  for (int l = 0; l < kMaxLanes; ++l) batch.set(l, {1, 2, 3, 4, static_cast<std::uint32_t>(l)}, static_cast<std::uint32_t>(l));
+  const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t c = 0; c < calls; ++c) {
+    child_ids(path, batch, lanes, ids);
+    batch.word[4][c % static_cast<std::uint64_t>(lanes)] = ids.word[4][0];
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return s > 0 ? double(calls * static_cast<std::uint64_t>(lanes)) / s : 0;
+}
+
+Calibration measure() {
+  Calibration c;
+  const bool avx = cpu_has_avx512(), sha = cpu_has_shani();
+  if (!avx || !sha) {
+    c.chosen = avx ? Path::avx512 : sha ? Path::shani : Path::cryptopp;
+    return c;
+  }
+  // About 0.5 ms per kernel per round at today's rates; three interleaved
+  // rounds, the best of each, so a moment's noise cannot decide.
+  constexpr std::uint64_t kBlocks = 48'000;
+  for (int round = 0; round < 3; ++round) {
+    c.avx512_rate = std::max(c.avx512_rate, kernel_rate(Path::avx512, kMaxLanes, kBlocks));
+    c.shani_rate = std::max(c.shani_rate, kernel_rate(Path::shani, kShaniLanes, kBlocks));
+  }
+  c.chosen = c.shani_rate > 1.1 * c.avx512_rate ? Path::shani : Path::avx512;
+  return c;
+}
+
+}  // namespace
+
+const Calibration& calibrate() {
+  static const Calibration c = measure();
+  return c;
 }
 
 std::optional<Path> resolve(Path requested) {
   switch (requested) {
-    case Path::automatic: return cpu_has_shani() ? Path::shani : Path::cryptopp;
+    case Path::automatic: return calibrate().chosen;
+    case Path::avx512: return cpu_has_avx512() ? std::optional<Path>(Path::avx512) : std::nullopt;
     case Path::shani: return cpu_has_shani() ? std::optional<Path>(Path::shani) : std::nullopt;
     case Path::cryptopp: return Path::cryptopp;
   }
@@ -176,6 +254,7 @@ std::optional<Path> resolve(Path requested) {
 
 std::optional<Path> parse_path(const std::string& text) {
   if (text == "auto") return Path::automatic;
+  if (text == "avx512") return Path::avx512;
   if (text == "shani") return Path::shani;
   if (text == "cryptopp") return Path::cryptopp;
   return std::nullopt;
@@ -184,6 +263,7 @@ std::optional<Path> parse_path(const std::string& text) {
 const char* to_string(Path p) {
   switch (p) {
     case Path::automatic: return "auto";
+    case Path::avx512: return "avx512";
     case Path::shani: return "shani";
     case Path::cryptopp: return "cryptopp";
   }

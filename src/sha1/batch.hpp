@@ -1,11 +1,13 @@
 // Children's ids in batches: the hashes of one node's children are
 // independent, so they can overlap in the CPU instead of waiting for each
-// other. Two paths compute the same ids:
+// other. Three paths compute the same ids:
+//   avx512    sixteen children at once, one per 32-bit lane of the zmm
+//             registers (sha1/avx512.cpp)
 //   shani     x86 SHA extensions, the 64-byte block built in registers from
-//             the parent's state words, several children interleaved
+//             the parent's state words, up to six children interleaved
 //   cryptopp  Crypto++'s one-block SHA1::Transform per child (portable; the
 //             test oracle)
-// Path::automatic picks shani when the CPU has it (cpuid), cryptopp otherwise.
+// Path::automatic picks the fastest this CPU has (resolve() below).
 #pragma once
 
 #include <cstdint>
@@ -16,43 +18,96 @@
 
 namespace uts::sha1 {
 
-enum class Path { automatic, shani, cryptopp };
+enum class Path { automatic, avx512, shani, cryptopp };
 
 // True when this CPU (and this build) can run the SHA-NI path.
+// UTS_SHA1_NO_SHANI=1 in the environment says no, to test the fallback.
 bool cpu_has_shani();
+// True when this CPU, its OS (zmm state enabled in XCR0) and this build can
+// run the AVX-512 path (AVX-512F and VL). UTS_SHA1_NO_AVX512=1 says no.
+bool cpu_has_avx512();
 // The path `requested` resolves to on this CPU; nullopt when it cannot run
-// here (shani asked for on a CPU without it).
+// here (shani or avx512 asked for on a CPU without it). automatic: the
+// fastest path here, decided once per process by calibrate() when both fast
+// paths exist, else the one fast path there is, else cryptopp.
 std::optional<Path> resolve(Path requested);
+
+// How automatic chose, for -v and the records: each fast kernel's rate in
+// blocks per second (0: not available or not measured) and the choice.
+struct Calibration {
+  double avx512_rate = 0;
+  double shani_rate = 0;
+  Path chosen = Path::cryptopp;
+};
+// Runs once per process (about 3 ms: both kernels, three interleaved rounds,
+// the best round of each); later calls return the first answer. avx512 is
+// chosen unless SHA-NI measured more than 10% faster.
+const Calibration& calibrate();
 std::optional<Path> parse_path(const std::string& text);
 const char* to_string(Path p);
 
-// ids of children first .. first+count-1 of `parent` into out[0 .. count-1].
-void child_ids_cryptopp(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out);
-void child_ids_shani(const Words& parent, std::uint32_t first, std::uint32_t count, Words* out);
+// The widest batch a path hashes in one call (the AVX-512 kernel's lanes).
+inline constexpr int kMaxLanes = 16;
+// The SHA-NI kernel's widest interleaving (measured best: uts-sha1-rate).
+inline constexpr int kShaniLanes = 6;
 
-// The SHA-NI kernel with a fixed number of interleaved lanes (1..kMaxLanes),
+// Children a traversal queues before hashing them, per path: a full batch
+// for the kernel (avx512 costs the same for 1 or 16 lanes, so it waits for
+// 16; shani and cryptopp for 6, as before the AVX-512 path existed).
+constexpr int batch_lanes(Path path) { return path == Path::avx512 ? kMaxLanes : kShaniLanes; }
+
+// Children to hash, from any parents, one column per lane: word[0..4][l] is
+// the parent's id of lane l, word[5][l] the child's index. Column-wise, so
+// the AVX-512 kernel loads each word of sixteen messages in one instruction.
+// Columns kMaxLanes .. 2*kMaxLanes-1 are scratch: fill() writes sixteen
+// columns from any lane below kMaxLanes with fixed-length (vectorised) loops,
+// and no kernel reads past column kMaxLanes-1.
+struct Batch {
+  alignas(64) std::uint32_t word[6][2 * kMaxLanes] = {};
+  void set(int lane, const Words& parent, std::uint32_t index) {
+    for (int k = 0; k < 5; ++k) word[k][lane] = parent[k];
+    word[5][lane] = index;
+  }
+  // Lanes lane .. lane+15: children first, first+1, ... of `parent`.
+  static constexpr int kFill = 8;
+  void fill(int lane, const Words& parent, std::uint32_t first) {
+    for (int k = 0; k < 5; ++k)
+      for (int l = 0; l < kFill; ++l) word[k][lane + l] = parent[k];
+    for (int l = 0; l < kFill; ++l) word[5][lane + l] = first + static_cast<std::uint32_t>(l);
+  }
+  Words parent(int lane) const {
+    return {word[0][lane], word[1][lane], word[2][lane], word[3][lane], word[4][lane]};
+  }
+  std::uint32_t index(int lane) const { return word[5][lane]; }
+};
+// The ids hashed from a Batch, lane by lane in the same columns.
+struct Ids {
+  alignas(64) std::uint32_t word[5][kMaxLanes];
+  Words get(int lane) const { return {word[0][lane], word[1][lane], word[2][lane], word[3][lane], word[4][lane]}; }
+  void put(int lane, const Words& id) {
+    for (int k = 0; k < 5; ++k) word[k][lane] = id[k];
+  }
+};
+
+// Lanes 0 .. count-1 of `in` hashed into the same lanes of `out`
+// (1 <= count <= kMaxLanes). The avx512 kernel always computes all sixteen
+// lanes (same cost) and needs only that the unused ones hold any values.
+void child_ids_cryptopp(const Batch& in, int count, Ids& out);
+void child_ids_shani(const Batch& in, int count, Ids& out);
+void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
+inline void child_ids(Path path, const Batch& in, int count, Ids& out) {
+  if (path == Path::avx512) child_ids_avx512(in, out);
+  else if (path == Path::shani) child_ids_shani(in, count, out);
+  else child_ids_cryptopp(in, count, out);
+}
+
+// ids of children first .. first+count-1 of `parent` into out[0 .. count-1],
+// in batches of the path's width.
+void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_t count, Words* out);
+
+// The SHA-NI kernel with a fixed number of interleaved lanes (1..kShaniLanes),
 // for tests and the lane-count benchmark: hashes `lanes` children starting at
 // index `first` in one call.
-inline constexpr int kMaxLanes = 6;
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out);
-
-inline void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  if (path == Path::shani) child_ids_shani(parent, first, count, out);
-  else child_ids_cryptopp(parent, first, count, out);
-}
-
-// One child to hash: child `index` of the node whose id is `parent`. Jobs let
-// the children of several nodes share one interleaved call.
-struct ChildJob {
-  Words parent;
-  std::uint32_t index;
-};
-void child_ids_cryptopp(const ChildJob* jobs, int count, Words* out);
-// count = 1 .. kMaxLanes.
-void child_ids_shani(const ChildJob* jobs, int count, Words* out);
-inline void child_ids(Path path, const ChildJob* jobs, int count, Words* out) {
-  if (path == Path::shani) child_ids_shani(jobs, count, out);
-  else child_ids_cryptopp(jobs, count, out);
-}
 
 }  // namespace uts::sha1

@@ -12,23 +12,25 @@ namespace uts {
 
 namespace {
 
-// The depth-first stack, as a sink for expand().
+// The depth-first stack, as a sink for expand(). Nodes are kept packed
+// (NodeWords, tree/node.hpp): the child pushed last is popped next, and the
+// packed form makes that read come from the store buffer without a stall.
 class NodeStack {
  public:
   void reserve(std::uint32_t n) {
     if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 4096));
   }
   void push_if(const Node& node, bool keep) {
-    if (keep) nodes_[size_++] = node;
+    if (keep) nodes_[size_++] = NodeWords::pack(node);
   }
   bool pop(Node& out) {
     if (size_ == 0) return false;
-    out = nodes_[--size_];
+    out = nodes_[--size_].unpack();
     return true;
   }
 
  private:
-  std::vector<Node> nodes_;
+  std::vector<NodeWords> nodes_;
   std::size_t size_ = 0;
 };
 
@@ -61,7 +63,7 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
 
   std::uint64_t next_poll = kPollNodes;
   Node node;
-  Expander expander;
+  Expander expander(tree.sha1_path());
   for (;;) {
     if (!stack.pop(node)) {
       if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete

@@ -66,13 +66,14 @@ class Tree {
     }
     return repeat([&] { sha1::child_ids(path_, parent, first, count, out); });
   }
-  // The same for jobs that may come from different parents (count <= sha1::kMaxLanes).
-  bool child_ids(const sha1::ChildJob* jobs, int count, sha1::Words* out) const {
+  // The same for a batch whose lanes may come from different parents
+  // (count <= sha1::kMaxLanes).
+  bool child_ids(const sha1::Batch& in, int count, sha1::Ids& out) const {
     if (params_.granularity == 1) {
-      sha1::child_ids(path_, jobs, count, out);
+      sha1::child_ids(path_, in, count, out);
       return true;
     }
-    return repeat([&] { sha1::child_ids(path_, jobs, count, out); });
+    return repeat([&] { sha1::child_ids(path_, in, count, out); });
   }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.

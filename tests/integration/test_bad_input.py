@@ -4,6 +4,7 @@ exit status 2; and nothing crashes or hangs.
 
 usage: test_bad_input.py UTS_BINARY
 """
+import json
 import os
 import subprocess
 import sys
@@ -223,18 +224,29 @@ def main():
         tally.check(proc.returncode == 2 and len(lines) == 1 and "OMP_THREAD_LIMIT" in lines[0]
                     and proc.stdout == "", "threads above OMP_THREAD_LIMIT", proc.stderr)
 
-        # A CPU without SHA extensions (simulated): asking for shani is bad
-        # input; auto falls back to Crypto++ and says so in the JSON.
-        env = dict(os.environ, UTS_SHA1_NO_SHANI="1")
-        proc = subprocess.run([binary, "--preset", "T1", "--sha1", "shani"], capture_output=True, text=True,
-                              env=env, timeout=60)
-        lines = proc.stderr.strip().splitlines()
-        tally.check(proc.returncode == 2 and len(lines) == 1 and "--sha1 shani" in lines[0]
-                    and proc.stdout == "", "--sha1 shani on a CPU without SHA-NI", proc.stderr)
-        proc = subprocess.run([binary, "--preset", "T1", "--verify", "--format", "json"], capture_output=True,
-                              text=True, env=env, timeout=120)
-        tally.check(proc.returncode == 0 and '"sha1":"cryptopp"' in proc.stdout,
-                    "--sha1 auto on a CPU without SHA-NI runs Crypto++, exact", proc.stderr)
+        # A CPU without SHA extensions or AVX-512 (simulated): asking for
+        # either is bad input; auto falls back and says so in the JSON.
+        for off, path, fallback in (("UTS_SHA1_NO_SHANI", "shani", None),
+                                    ("UTS_SHA1_NO_AVX512", "avx512", None),
+                                    ("both", None, "cryptopp")):
+            env = dict(os.environ)
+            for var in (("UTS_SHA1_NO_SHANI", "UTS_SHA1_NO_AVX512") if off == "both" else (off,)):
+                env[var] = "1"
+            for asked in ((path,) if path else ("shani", "avx512")):
+                proc = subprocess.run([binary, "--preset", "T1", "--sha1", asked], capture_output=True, text=True,
+                                      env=env, timeout=60)
+                lines = proc.stderr.strip().splitlines()
+                tally.check(proc.returncode == 2 and len(lines) == 1 and ("--sha1 " + asked) in lines[0]
+                            and "this CPU has no" in lines[0] and proc.stdout == "",
+                            "--sha1 %s on a CPU without it (%s)" % (asked, off), proc.stderr)
+            proc = subprocess.run([binary, "--preset", "T1", "--verify", "--format", "json"], capture_output=True,
+                                  text=True, env=env, timeout=120)
+            rec = json.loads(proc.stdout) if proc.returncode == 0 else {}
+            used = rec.get("engine", {}).get("sha1")
+            ok = proc.returncode == 0 and rec.get("verified") is True and used != path
+            if fallback:
+                ok = ok and used == fallback
+            tally.check(ok, "--sha1 auto with %s falls back (ran %s), exact" % (off, used), proc.stderr)
 
         # The escape hatch: a supercritical tree is allowed with --max-nodes,
         # and the partial result says so.

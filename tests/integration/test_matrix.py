@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json  # noqa: E402
+from uts_check import Tally, hash_path, results_of, run_json  # noqa: E402
 
 
 def conservation(protocol, agg):
@@ -65,6 +65,9 @@ def main():
             trees.append((name, rows[name]))
 
     tally = Tally()
+    # Every run below hashes with --sha1 auto: say which kernel that is here
+    # (avx512 where the CPU has it; the AVX-512-off suites cover the others).
+    print("child ids hashed by: %s" % hash_path(args.binary))
     baseline = {name: results_of(run_json(binary_args[0], binary_args[1] + ["--sequential"]))
                 for name, binary_args in ((n, (args.binary, a)) for n, a in trees)}
     threads = [int(t) for t in args.threads.split(",")]

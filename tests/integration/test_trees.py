@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_uts  # noqa: E402
 from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json  # noqa: E402
+from uts_check import Tally, hash_path, results_of, run_json  # noqa: E402
 
 
 def csv_trees(path, names):
@@ -29,6 +29,8 @@ def main():
     binary, ref_csv, suite = sys.argv[1], sys.argv[2], sys.argv[3]
     extra = sys.argv[4:]
     tally = Tally()
+    engine = [a for a in extra if a not in ("--verify",)]
+    print("child ids hashed by: %s (%s)" % (hash_path(binary, engine), " ".join(extra) or "default engine"))
     if suite == "small":
         for name, args, ref_params in SMALL_TREES:
             params = dict(reference_uts.DEFAULTS)

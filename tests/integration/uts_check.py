@@ -19,6 +19,17 @@ def run_json(binary, args, timeout=600):
     return json.loads(proc.stdout)
 
 
+def hash_path(binary, extra=(), env=None):
+    """The child-id hashing path a run with these arguments uses (--sha1
+    auto resolves per CPU): tests print it, so a log says whether the
+    AVX-512 kernel was exercised on this machine."""
+    proc = subprocess.run([binary, "-t", "1", "-b", "1", "-d", "1", "--format", "json"] + list(extra),
+                          capture_output=True, text=True, timeout=60, env=env)
+    if proc.returncode != 0:
+        raise AssertionError("hash path probe exited %d: %s" % (proc.returncode, proc.stderr.strip()))
+    return json.loads(proc.stdout)["engine"]["sha1"]
+
+
 def results_of(record):
     r = record["results"]
     return r["size"], r["depth"], r["leaves"], int(r["checksum"], 16)
