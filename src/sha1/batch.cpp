@@ -61,6 +61,16 @@ namespace {
 
 #define UTS_SHANI __attribute__((target("sha,sse4.1,ssse3")))
 
+// out[j] = (r0[j], r1[j], r2[j], r3[j]): a 4x4 transpose of 32-bit elements.
+UTS_SHANI inline void transpose4(__m128i r0, __m128i r1, __m128i r2, __m128i r3, __m128i out[4]) {
+  const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+  const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+  out[0] = _mm_unpacklo_epi64(t0, t1);
+  out[1] = _mm_unpackhi_epi64(t0, t1);
+  out[2] = _mm_unpacklo_epi64(t2, t3);
+  out[3] = _mm_unpackhi_epi64(t2, t3);
+}
+
 // L children hashed side by side: lanes base .. base+L-1 of a batch. The
 // message of a child is its parent's five state words, the index, the 0x80
 // terminator, zeros and the bit length 192, as four 4-word groups with word 0
@@ -74,13 +84,24 @@ UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
   const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
   const __m128i w3 = _mm_set_epi32(0, 0, 0, 192);
   __m128i m0[L], m1[L], m2[L], m3[L], abcd[L], prev[L], e[L];
+  // The batch is column-wise: four lanes' words come in with one 16-byte
+  // load per row and a 4x4 transpose, rows taken last word first so that
+  // word 0 lands in the top element (4 loads and 8 shuffles for four lanes,
+  // where building each lane from scalars took 4 loads and 3 inserts per lane).
+  const __m128i zero = _mm_setzero_si128(), pad = _mm_set1_epi32(static_cast<int>(0x80000000u));
+#pragma GCC unroll 2
+  for (int g = 0; g < L; g += 4) {
+    auto row = [&](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.word[k] + base + g)); };
+    __m128i a[4], b[4];
+    transpose4(row(3), row(2), row(1), row(0), a);
+    transpose4(zero, pad, row(5), row(4), b);
+    for (int j = 0; j < 4 && g + j < L; ++j) {
+      m0[g + j] = a[j];
+      m1[g + j] = b[j];
+    }
+  }
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
-    const int x = base + l;
-    m0[l] = _mm_set_epi32(static_cast<int>(in.word[0][x]), static_cast<int>(in.word[1][x]),
-                          static_cast<int>(in.word[2][x]), static_cast<int>(in.word[3][x]));
-    m1[l] = _mm_set_epi32(static_cast<int>(in.word[4][x]), static_cast<int>(in.word[5][x]),
-                          static_cast<int>(0x80000000u), 0);
     m2[l] = _mm_setzero_si128();
     m3[l] = w3;
     abcd[l] = iv_abcd;
@@ -127,16 +148,30 @@ UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
 #undef UTS_GROUP
 #undef UTS_SCHEDULE
   // Add the initial state: E from the last group's input state, ABCD directly.
+  // And out the same way: the transpose of four lanes' (w3 w2 w1 w0) states
+  // is rows 3, 2, 1, 0, stored 16 bytes each (lanes past L write the scratch
+  // columns); word 4 is the top element of each lane's E.
+  __m128i st[L], ef[L];
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
-    const __m128i ef = _mm_sha1nexte_epu32(prev[l], iv_e);
-    const __m128i s = _mm_add_epi32(abcd[l], iv_abcd);
-    const int x = base + l;
-    out.word[0][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 3));
-    out.word[1][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 2));
-    out.word[2][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 1));
-    out.word[3][x] = static_cast<std::uint32_t>(_mm_extract_epi32(s, 0));
-    out.word[4][x] = static_cast<std::uint32_t>(_mm_extract_epi32(ef, 3));
+    ef[l] = _mm_sha1nexte_epu32(prev[l], iv_e);
+    st[l] = _mm_add_epi32(abcd[l], iv_abcd);
+  }
+#pragma GCC unroll 2
+  for (int g = 0; g < L; g += 4) {
+    __m128i lanes[4] = {zero, zero, zero, zero}, e4[4] = {zero, zero, zero, zero}, rows[4], top[4];
+    for (int j = 0; j < 4 && g + j < L; ++j) {
+      lanes[j] = st[g + j];
+      e4[j] = ef[g + j];
+    }
+    transpose4(lanes[0], lanes[1], lanes[2], lanes[3], rows);
+    transpose4(e4[0], e4[1], e4[2], e4[3], top);
+    auto store = [&](int k, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out.word[k] + base + g), v); };
+    store(3, rows[0]);
+    store(2, rows[1]);
+    store(1, rows[2]);
+    store(0, rows[3]);
+    store(4, top[3]);
   }
 }
 

@@ -81,8 +81,10 @@ struct Batch {
   std::uint32_t index(int lane) const { return word[5][lane]; }
 };
 // The ids hashed from a Batch, lane by lane in the same columns.
+// Columns kMaxLanes.. are scratch, as in Batch (the SHA-NI kernel stores
+// four lanes at a time).
 struct Ids {
-  alignas(64) std::uint32_t word[5][kMaxLanes];
+  alignas(64) std::uint32_t word[5][2 * kMaxLanes];
   Words get(int lane) const { return {word[0][lane], word[1][lane], word[2][lane], word[3][lane], word[4][lane]}; }
   void put(int lane, const Words& id) {
     for (int k = 0; k < 5; ++k) word[k][lane] = id[k];
