@@ -139,17 +139,26 @@ class Expander {
       return;
     }
     const int n = pending_;
-    std::uint32_t children[sha1::kMaxLanes];
+    alignas(64) std::uint32_t children[sha1::kMaxLanes];
     std::uint32_t inner = 0;  // bit j: child j has children
     std::uint32_t kept = 0;   // how many bits of `inner` are set
     std::uint64_t checksum = 0;
     std::uint32_t depth = counts.max_depth;
-    for (int j = 0; j < n; ++j) {
-      children[j] = static_cast<std::uint32_t>(tree.num_children(ids_.word[4][j], heights_[j]));
-      inner |= static_cast<std::uint32_t>(children[j] != 0) << j;
-      kept += children[j] != 0 ? 1 : 0;
-      checksum += (std::uint64_t{ids_.word[0][j]} << 32) | ids_.word[1][j];  // checksum_term (node.hpp)
-      depth = heights_[j] > depth ? heights_[j] : depth;
+    if (lanes_ == sha1::kMaxLanes) {  // the AVX-512 path: the same in zmm registers
+      Tree::BatchVisit v;
+      tree.visit_batch_avx512(ids_, heights_, n, children, v);
+      inner = v.inner;
+      kept = v.kept;
+      checksum = v.checksum;
+      depth = v.max_height > depth ? v.max_height : depth;
+    } else {
+      for (int j = 0; j < n; ++j) {
+        children[j] = static_cast<std::uint32_t>(tree.num_children(ids_.word[4][j], heights_[j]));
+        inner |= static_cast<std::uint32_t>(children[j] != 0) << j;
+        kept += children[j] != 0 ? 1 : 0;
+        checksum += (std::uint64_t{ids_.word[0][j]} << 32) | ids_.word[1][j];  // checksum_term (node.hpp)
+        depth = heights_[j] > depth ? heights_[j] : depth;
+      }
     }
     counts.nodes += static_cast<std::uint64_t>(n);
     counts.leaves += static_cast<std::uint64_t>(n) - kept;

@@ -84,7 +84,9 @@ void Tree::build_buckets() {
   const std::uint64_t width = std::uint64_t{1} << bucket_shift_;
   const std::size_t per_height = std::size_t{1} << kBucketBits;
   bucket_heights_ = std::min<std::uint32_t>(threshold_heights_, kMaxBucketHeights);
-  buckets_.assign(bucket_heights_ * per_height, kAmbiguous);
+  // Three bytes more than the table: the AVX-512 step gathers 4 bytes at a
+  // bucket's index (visit_avx512.cpp) and keeps the low one.
+  buckets_.assign(bucket_heights_ * per_height + 3, kAmbiguous);
   for (std::uint32_t h = 0; h < bucket_heights_; ++h) {
     const HeightThresholds& t = thresholds_[h];
     int n = 0;  // thresholds <= the bucket's first numerator

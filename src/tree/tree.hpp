@@ -76,6 +76,21 @@ class Tree {
     return repeat([&] { sha1::child_ids(path_, in, count, out); });
   }
 
+  // The AVX-512 path's step after hashing (tree/visit_avx512.cpp): for lanes
+  // 0 .. n-1 of `ids` (children at heights[0 .. n-1]), each child's number of
+  // children into `children`, and what the batch adds to the counts. Equal to
+  // num_children() lane by lane (lanes the vector rules cannot settle, such
+  // as a geometric variate near a threshold, take num_children() itself).
+  // Only where sha1::cpu_has_avx512().
+  struct BatchVisit {
+    std::uint32_t inner = 0;       // bit j: child j has children
+    std::uint32_t kept = 0;        // bits set in `inner`
+    std::uint64_t checksum = 0;    // sum of the children's checksum_term()
+    std::uint32_t max_height = 0;  // the highest of heights[0 .. n-1]
+  };
+  void visit_batch_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
+                          BatchVisit& out) const;
+
   // Exposed for tests: the log-per-node path the fast path must agree with.
   int num_children_exact(std::uint32_t id_word4, std::uint32_t height) const {
     if (params_.type == TreeType::geometric ||

@@ -1,0 +1,131 @@
+// The AVX-512 path's step after hashing: sixteen children's numbers of
+// children, and what they add to the counts, in zmm registers instead of a
+// scalar pass per child (the scalar pass was most of the traversal's time
+// outside the kernel). Compiled for AVX-512 through target attributes, as
+// sha1/avx512.cpp; called only on the avx512 path.
+//
+// The rules, vectorised where they are a compare or a table lookup:
+//   binomial   (x & mask) < below ? m : 0, the root's count at height 0
+//   geometric  the per-height bucket table (tree.hpp), gathered; a lane whose
+//              bucket is ambiguous, or whose height has no table, takes the
+//              scalar num_children() (thresholds, or the exact formula)
+//   hybrid     both, chosen per lane by height
+//   balanced   height < depth ? b0 : 0
+#include "tree/tree.hpp"
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which
+// -Wuninitialized flags inside a target("avx512f") function (GCC bug 105593);
+// nothing here reads an undefined value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#define UTS_AVX512 __attribute__((target("avx512f,avx512vl,popcnt")))
+
+namespace uts {
+
+namespace {
+
+UTS_AVX512 inline __m512i splat(std::uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
+
+// binomial: (numerator < below) ? m : 0; the root (height 0) has its own count.
+UTS_AVX512 inline __m512i binomial_lanes(__m512i v, __m512i h, std::uint64_t below, std::uint32_t m,
+                                         std::uint32_t root_children) {
+  const __mmask16 some = below > 0xFFFFFFFFu ? static_cast<__mmask16>(0xFFFF)
+                                             : _mm512_cmplt_epu32_mask(v, splat(static_cast<std::uint32_t>(below)));
+  const __m512i k = _mm512_maskz_mov_epi32(some, splat(m));
+  return _mm512_mask_mov_epi32(k, _mm512_cmpeq_epi32_mask(h, _mm512_setzero_si512()), splat(root_children));
+}
+
+// geometric: the bucket's count; lanes without a table or with an ambiguous
+// bucket are set in `unsettled`.
+UTS_AVX512 inline __m512i geometric_lanes(__m512i v, __m512i h, std::uint32_t tabled_heights, int bits, int shift,
+                                          const std::uint8_t* table, std::uint8_t ambiguous, __mmask16& unsettled) {
+  const __mmask16 tabled = _mm512_cmplt_epu32_mask(h, splat(tabled_heights));
+  const __m512i index = _mm512_add_epi32(_mm512_sll_epi32(h, _mm_cvtsi32_si128(bits)),
+                                         _mm512_srl_epi32(v, _mm_cvtsi32_si128(shift)));
+  const __m512i bytes = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), tabled, index, table, 1);
+  const __m512i k = _mm512_and_si512(bytes, splat(0xFF));
+  unsettled = static_cast<__mmask16>(~tabled | _mm512_cmpeq_epi32_mask(k, splat(ambiguous)));
+  return k;
+}
+
+// checksum_term(id) = (id[0] << 32) | id[1] for eight lanes, as 64-bit lanes.
+UTS_AVX512 inline __m512i checksum_terms(__m256i w0, __m256i w1) {
+  return _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(w0), 32), _mm512_cvtepu32_epi64(w1));
+}
+
+}  // namespace
+
+UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n,
+                                         std::uint32_t* children, BatchVisit& out) const {
+  const __mmask16 live = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1u);
+  const __m512i zero = _mm512_setzero_si512();
+  const __m512i x = _mm512_load_si512(ids.word[4]);
+  const __m512i h = _mm512_loadu_si512(heights);
+  const __m512i v = _mm512_and_si512(x, splat(variate_mask_));
+
+  const auto m = static_cast<std::uint32_t>(params_.m);
+  const auto root_children = static_cast<std::uint32_t>(binomial_root_children_);
+  __m512i kids = zero;
+  __mmask16 unsettled = 0;
+  switch (params_.type) {
+    case TreeType::binomial:
+      kids = binomial_lanes(v, h, binomial_below_, m, root_children);
+      break;
+    case TreeType::geometric:
+      kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
+                             unsettled);
+      break;
+    case TreeType::hybrid: {
+      const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));
+      const __m512i g = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(),
+                                        kAmbiguous, unsettled);
+      kids = _mm512_mask_mov_epi32(binomial_lanes(v, h, binomial_below_, m, root_children), geo, g);
+      unsettled &= geo;
+      break;
+    }
+    case TreeType::balanced: {
+      const __mmask16 above = _mm512_cmplt_epu32_mask(h, splat(static_cast<std::uint32_t>(params_.depth)));
+      kids = _mm512_maskz_mov_epi32(above, splat(static_cast<std::uint32_t>(balanced_children_)));
+      break;
+    }
+  }
+  _mm512_storeu_si512(children, kids);
+  unsettled &= live;
+  if (unsettled != 0) {
+    for (unsigned m = unsettled; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      children[j] = static_cast<std::uint32_t>(num_children(ids.word[4][j], heights[j]));
+    }
+    kids = _mm512_loadu_si512(children);
+  }
+  const __mmask16 inner = _mm512_mask_cmpneq_epi32_mask(live, kids, zero);
+  out.inner = inner;
+  out.kept = static_cast<std::uint32_t>(__builtin_popcount(inner));
+  // checksum_term(id) = (id[0] << 32) | id[1], summed mod 2^64 over live lanes.
+  const __m512i w0 = _mm512_load_si512(ids.word[0]), w1 = _mm512_load_si512(ids.word[1]);
+  const __m512i low = checksum_terms(_mm512_castsi512_si256(w0), _mm512_castsi512_si256(w1));
+  const __m512i high = checksum_terms(_mm512_maskz_extracti64x4_epi64(0xFF, w0, 1),
+                                      _mm512_maskz_extracti64x4_epi64(0xFF, w1, 1));
+  const __m512i sum = _mm512_add_epi64(_mm512_maskz_mov_epi64(static_cast<__mmask8>(live & 0xFF), low),
+                                       _mm512_maskz_mov_epi64(static_cast<__mmask8>(live >> 8), high));
+  out.checksum = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+  out.max_height = static_cast<std::uint32_t>(_mm512_mask_reduce_max_epu32(live, h));
+}
+
+}  // namespace uts
+
+#else
+
+namespace uts {
+
+// No AVX-512 path in this build: never called (sha1::cpu_has_avx512() is false).
+void Tree::visit_batch_avx512(const sha1::Ids&, const std::uint32_t*, int, std::uint32_t*, BatchVisit&) const {}
+
+}  // namespace uts
+
+#endif

@@ -1,0 +1,118 @@
+// The AVX-512 step after hashing (tree/visit_avx512.cpp) against the scalar
+// rules, lane by lane: child counts, the inner mask, the leaves, checksum and
+// depth, at every batch fill, for every tree type and both RNG conventions,
+// including heights past the geometric tables and variates at thresholds.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <vector>
+
+#include "sha1/batch.hpp"
+#include "tree/node.hpp"
+#include "tree/tree.hpp"
+
+using namespace uts;
+
+namespace {
+
+std::vector<TreeParams> trees() {
+  std::vector<TreeParams> out;
+  TreeParams geo;  // T1L-like: geometric, fixed shape
+  geo.type = TreeType::geometric;
+  geo.shape = GeoShape::fixed;
+  geo.b0 = 4;
+  geo.depth = 13;
+  geo.seed = 29;
+  out.push_back(geo);
+  TreeParams deep = geo;  // deeper than the bucket tables reach
+  deep.shape = GeoShape::linear;
+  deep.depth = 900;
+  out.push_back(deep);
+  TreeParams paper = geo;  // the 2003 convention: all 32 bits of the variate
+  paper.rng = RngConvention::paper2003;
+  paper.root_id = sha1::Words{1, 2, 3, 4, 5};
+  out.push_back(paper);
+  TreeParams bin;  // T3L-like
+  bin.type = TreeType::binomial;
+  bin.b0 = 2000;
+  bin.q = 0.200014;
+  bin.m = 5;
+  bin.seed = 7;
+  out.push_back(bin);
+  TreeParams all = bin;  // q = 1/m: every numerator below the bound
+  all.q = 0.5;
+  all.m = 2;
+  out.push_back(all);
+  TreeParams hyb;
+  hyb.type = TreeType::hybrid;
+  hyb.b0 = 4;
+  hyb.depth = 20;
+  hyb.q = 0.2;
+  hyb.m = 4;
+  hyb.shift = 0.5;
+  hyb.seed = 3;
+  out.push_back(hyb);
+  TreeParams bal;
+  bal.type = TreeType::balanced;
+  bal.b0 = 3;
+  bal.depth = 9;
+  out.push_back(bal);
+  TreeParams wide = geo;  // counts above the 100-child cap (truncated)
+  wide.b0 = 60;
+  wide.depth = 3;
+  out.push_back(wide);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
+  if (!sha1::cpu_has_avx512()) {
+    MESSAGE("this CPU has no AVX-512: the vector visit is not run here");
+    return;
+  }
+  std::mt19937 rng(99);
+  std::size_t lanes_checked = 0;
+  for (const TreeParams& p : trees()) {
+    const Tree tree(p, sha1::Path::avx512);
+    CAPTURE(static_cast<int>(p.type));
+    for (int rep = 0; rep < 3000; ++rep) {
+      const int n = 1 + rep % sha1::kMaxLanes;
+      sha1::Ids ids;
+      alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
+      for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) {
+        for (int k = 0; k < 5; ++k) ids.word[k][l] = static_cast<std::uint32_t>(rng());
+        // Heights near the interesting edges: 0 (the root's rule), small,
+        // the depth, past it, past the bucket tables, and anything.
+        const std::uint32_t pick[] = {0, 1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
+                                      600, static_cast<std::uint32_t>(rng() % 1000)};
+        heights[l] = pick[rng() % 7];
+        // Sometimes a numerator right at a binomial or geometric threshold.
+        if (rng() % 5 == 0) ids.word[4][l] = static_cast<std::uint32_t>(rng() % 4096);
+      }
+      alignas(64) std::uint32_t children[sha1::kMaxLanes];
+      Tree::BatchVisit v;
+      tree.visit_batch_avx512(ids, heights, n, children, v);
+      std::uint32_t inner = 0, kept = 0, max_height = 0;
+      std::uint64_t checksum = 0;
+      std::size_t bad = 0;
+      for (int j = 0; j < n; ++j) {
+        const auto want = static_cast<std::uint32_t>(tree.num_children(ids.word[4][j], heights[j]));
+        bad += children[j] != want;
+        if (want != 0) {
+          inner |= 1u << j;
+          ++kept;
+        }
+        checksum += checksum_term(ids.get(j));
+        max_height = heights[j] > max_height ? heights[j] : max_height;
+        ++lanes_checked;
+      }
+      CHECK(bad == 0);
+      CHECK(v.inner == inner);
+      CHECK(v.kept == kept);
+      CHECK(v.checksum == checksum);
+      CHECK(v.max_height == max_height);
+    }
+  }
+  CHECK(lanes_checked > 100000);
+}
