@@ -1,6 +1,8 @@
 #include "base/interrupt.hpp"
 
 #include <csignal>
+#include <cstdint>
+#include <ctime>
 
 namespace uts::interrupt {
 
@@ -14,14 +16,40 @@ thread_local const std::atomic<int>* t_watched = nullptr;
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 
+// When the first signal came (CLOCK_MONOTONIC, ns; 0: not yet recorded).
+std::atomic<std::int64_t> g_first_ns{0};
+static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+
+// The same signal again within this much of the first is one signal
+// delivered twice, not a second request: GNU timeout sends its signal to the
+// child and then to its whole process group (the child gets it twice,
+// microseconds apart), and batch systems may signal both a job's processes
+// and its group. A person pressing Ctrl-C again takes longer than this.
+constexpr std::int64_t kDuplicateNs = 200'000'000;
+
+std::int64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe (POSIX.1-2008)
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
 extern "C" void on_signal(int sig) {
+  const std::int64_t now = now_ns();
   int none = 0;
-  // relaxed: the flag carries no data; pollers only need to see it eventually.
-  if (!g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed)) {
-    // A second signal: the default action, now (a stuck run can be killed).
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+  // relaxed, all: the flag and the time carry no data for other memory;
+  // pollers only need to see the flag eventually.
+  if (g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed)) {
+    g_first_ns.store(now, std::memory_order_relaxed);
+    return;
   }
+  // `none` now holds the first signal. The same one again, while the first
+  // handler (on another thread) has not recorded its time yet or within the
+  // window: a duplicate delivery, ignored.
+  const std::int64_t first = g_first_ns.load(std::memory_order_relaxed);
+  if (sig == none && (first == 0 || now - first < kDuplicateNs)) return;
+  // A second signal: the default action, now (a stuck run can be killed).
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
 }
 
 }  // namespace
@@ -65,6 +93,9 @@ bool stop_requested() {
 }
 
 // relaxed: see on_signal.
-void reset_for_testing() { g_signal.store(0, std::memory_order_relaxed); }
+void reset_for_testing() {
+  g_signal.store(0, std::memory_order_relaxed);
+  g_first_ns.store(0, std::memory_order_relaxed);
+}
 
 }  // namespace uts::interrupt

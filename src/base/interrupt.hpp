@@ -1,8 +1,10 @@
 // Signals that end a run early: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2
 // (docs/output.md, section 7). The first one asks running work to stop at its
 // next poll, so partial results can be printed; a second one ends the
-// process at once (the signal's default action). Installed as the first thing
-// main does, for every workload.
+// process at once (the signal's default action), unless it is the same
+// signal within 200 ms of the first: that is one signal delivered twice (GNU
+// timeout signals the child and then its process group), and is ignored.
+// Installed as the first thing main does, for every workload.
 #pragma once
 
 #include <atomic>

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Signals (issue 18): SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 stop a run
 at any moment, promptly, with its partial results marked as such and exit
-status 128 + the signal; a second signal kills at once.
+status 128 + the signal; a second signal kills at once (the same signal
+again within 200 ms is one signal delivered twice, and is ignored).
 
   mid-run      every engine and protocol, each signal: exit 128+N, the
                text/JSON/CSV record says interrupted and by which signal, the
@@ -13,7 +14,11 @@ status 128 + the signal; a second signal kills at once.
                --init balanced): each stops within a second
   after end    the run is complete and uts is blocked writing to a full
                pipe: a signal then changes nothing (exit 0, exact results);
-               a second signal kills it (the default action)
+               a second signal kills it (the default action): another
+               signal, or the same one 0.5 s later
+  duplicates   `timeout -s INT|TERM` (which signals the child, then its
+               process group) with stdout a pipe, and one signal sent twice
+               back to back: one request, partial results, exit 128+N
   --verify     a partial run is not verified (and not a mismatch)
   pool         --workload pool: interrupted trials marked, later ones skipped
 
@@ -149,7 +154,7 @@ def long_loops(binary, tally):
                     "SIGINT inside a long loop (%s): stops in %.2f s" % (what, dt), "rc=%s err=%r" % (rc, err[-300:]))
 
 
-def fill_pipe_then(binary, sigs):
+def fill_pipe_then(binary, sigs, gap=0.2):
     """Run a complete run whose JSON (1024 threads' rows) is larger than a
     pipe; once uts blocks on the full pipe, send `sigs`; then read it all."""
     args = [binary] + T1 + ["--threads", "1024", "--format", "json", "--no-progress"]
@@ -168,7 +173,7 @@ def fill_pipe_then(binary, sigs):
     time.sleep(0.2)  # blocked in write(2) by now
     for sig in sigs:
         proc.send_signal(sig)
-        time.sleep(0.2)
+        time.sleep(gap)
     out, err = proc.communicate(timeout=60)
     return full, proc.returncode, out.decode(), err.decode()
 
@@ -186,6 +191,33 @@ def after_completion(binary, tally):
     full, rc, out, err = fill_pipe_then(binary, [signal.SIGINT, signal.SIGTERM])
     tally.check(full and rc == -signal.SIGTERM,
                 "a second signal (SIGTERM after SIGINT) kills a blocked uts at once", "full=%s rc=%s" % (full, rc))
+    full, rc, out, err = fill_pipe_then(binary, [signal.SIGINT, signal.SIGINT], gap=0.5)
+    tally.check(full and rc == -signal.SIGINT,
+                "the same signal again 0.5 s later (Ctrl-C twice) kills a blocked uts", "full=%s rc=%s" % (full, rc))
+
+
+def duplicates(binary, tally):
+    """One signal delivered twice is one request: GNU timeout signals the
+    child and then its process group, so the child gets it twice at once."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        for engine in (["--sequential"], ["--threads", "2"], ["--threads", "4", "--protocol", "locked"]):
+            # stdout a pipe, as in `timeout -s INT 1 uts ... | tail`.
+            proc = subprocess.run(["timeout", "--preserve-status", "-s", sig.name[3:], "0.5", binary] + T1XL + engine,
+                                  capture_output=True, text=True, timeout=30)
+            tally.check(proc.returncode == 128 + sig and text_marked(proc.stdout, sig) and proc.stderr == "",
+                        "timeout -s %s (child and group signalled) with %s: partial results, exit %d"
+                        % (sig.name[3:], " ".join(engine), 128 + sig),
+                        "rc=%s out=%r err=%r" % (proc.returncode, proc.stdout[-300:], proc.stderr[-300:]))
+    proc = subprocess.Popen([binary] + T1XL + ["--threads", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    ok = wait_handler(proc, signal.SIGINT)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    tally.check(ok and proc.returncode == 130 and text_marked(out, signal.SIGINT),
+                "SIGINT twice back to back: one request, partial results, exit 130",
+                "rc=%s out=%r err=%r" % (proc.returncode, out[-300:], err[-300:]))
 
 
 def verify_partial(binary, tally):
@@ -226,6 +258,7 @@ def main():
     first_milliseconds(binary, tally)
     long_loops(binary, tally)
     after_completion(binary, tally)
+    duplicates(binary, tally)
     verify_partial(binary, tally)
     pool(binary, tally)
     return tally.finish()
