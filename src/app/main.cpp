@@ -103,7 +103,8 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
   }
   if (cfg.pool.threads > omp_get_thread_limit())
     return voice.usage_error("--threads " + std::to_string(cfg.pool.threads) + ": OpenMP allows only " +
-                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
+                             std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
+                             " (check OMP_THREAD_LIMIT)");
   const PoolResult result = run_pool(cfg.pool);
   const MachineInfo machine = collect_machine_info();
   const std::string json = render_pool_json(cfg.pool, result, machine);

@@ -67,7 +67,8 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
                                                       : threads.source;
   if (!cfg.engine.sequential && cfg.engine.threads > threads.limit)
     throw UsageError(label(first.count("T") ? "T" : "threads") + " " + std::to_string(cfg.engine.threads) +
-                     ": OpenMP allows only " + std::to_string(threads.limit) + " threads here (OMP_THREAD_LIMIT)");
+                     ": OpenMP allows only " + std::to_string(threads.limit) +
+                     (threads.limit == 1 ? " thread" : " threads") + " here (OMP_THREAD_LIMIT)");
   check_locality(first, r, cfg.engine);
   fill_pool(r, cfg);
   check_applicability(first, r, cfg);

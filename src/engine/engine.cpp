@@ -95,7 +95,8 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
   // Checked up front: libomp would print its own warning and shrink the team.
   if (threads > omp_get_thread_limit())
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
-                             std::to_string(omp_get_thread_limit()) + " threads (check OMP_THREAD_LIMIT)");
+                             std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
+                             " (check OMP_THREAD_LIMIT)");
   return with_protocol(settings.protocol, [&]<StealProtocol P>() {
     return run_with<P>(tree, settings, stop, progress, link);
   });
