@@ -48,7 +48,11 @@ extern "C" void on_signal(int sig) {
   const std::int64_t first = g_first_ns.load(std::memory_order_relaxed);
   if (sig == none && (first == 0 || now - first < kDuplicateNs)) return;
   // A second signal: the default action, now (a stuck run can be killed).
-  std::signal(sig, SIG_DFL);
+  // sigaction, not std::signal (unspecified in a multithreaded process).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
   std::raise(sig);
 }
 
@@ -94,8 +98,11 @@ bool stop_requested() {
 
 // relaxed: see on_signal.
 void reset_for_testing() {
-  g_signal.store(0, std::memory_order_relaxed);
+  // The time first: a signal between the two stores then finds the old flag
+  // and is dropped (tests only), instead of leaving a flag without a time,
+  // which would make every later same signal look like a duplicate.
   g_first_ns.store(0, std::memory_order_relaxed);
+  g_signal.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace uts::interrupt

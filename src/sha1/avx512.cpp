@@ -93,4 +93,10 @@ UTS_AVX512 void child_ids_avx512(const Batch& in, Ids& out) {
 
 }  // namespace uts::sha1
 
+#else  // not x86-64: no AVX-512 path (cpu_has_avx512() is false); never called
+
+namespace uts::sha1 {
+void child_ids_avx512(const Batch& in, Ids& out) { child_ids_cryptopp(in, kMaxLanes, out); }
+}  // namespace uts::sha1
+
 #endif

@@ -43,6 +43,9 @@ bool cpu_has_shani() {
 }
 
 bool cpu_has_avx512() {
+#if !defined(__x86_64__)
+  return false;  // the kernel (avx512.cpp) is built for x86-64 only
+#endif
   if (forced_off("UTS_SHA1_NO_AVX512")) return false;
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
@@ -199,8 +202,6 @@ void child_ids_shani(const Batch& in, int count, Ids& out) {
 #else  // no x86: the SHA-NI path does not exist in this build
 
 void child_ids_shani(const Batch& in, int count, Ids& out) { child_ids_cryptopp(in, count, out); }
-void child_ids_avx512(const Batch& in, Ids& out) { child_ids_cryptopp(in, kMaxLanes, out); }
-
 bool cpu_has_shani() { return false; }
 bool cpu_has_avx512() { return false; }
 

@@ -178,7 +178,7 @@ class Expander {
 
   sha1::Batch batch_;
   sha1::Ids ids_;
-  std::uint32_t heights_[2 * sha1::kMaxLanes];  // as the batch's columns, with scratch
+  std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // as the batch's columns, with scratch
   int pending_ = 0;
   int lanes_;
   bool abandoned_ = false;

@@ -17,11 +17,12 @@
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which
 // -Wuninitialized flags inside a target("avx512f") function (GCC bug 105593);
 // nothing here reads an undefined value.
+#include <immintrin.h>
 #if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-#include <immintrin.h>
 
 #define UTS_AVX512 __attribute__((target("avx512f,avx512vl,popcnt")))
 
@@ -118,6 +119,10 @@ UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32
 }
 
 }  // namespace uts
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #else
 

@@ -194,6 +194,20 @@ def after_completion(binary, tally):
     full, rc, out, err = fill_pipe_then(binary, [signal.SIGINT, signal.SIGINT], gap=0.5)
     tally.check(full and rc == -signal.SIGINT,
                 "the same signal again 0.5 s later (Ctrl-C twice) kills a blocked uts", "full=%s rc=%s" % (full, rc))
+    # Inside the 200 ms window, deterministically (uts is blocked on the
+    # pipe, so the second signal cannot miss it): the same signal is one
+    # delivery and changes nothing; another signal still kills.
+    full, rc, out, err = fill_pipe_then(binary, [signal.SIGINT, signal.SIGINT], gap=0.02)
+    try:
+        ok = json.loads(out)["results"]["size"] == T1_SIZE
+    except (ValueError, KeyError):
+        ok = False
+    tally.check(full and rc == 0 and ok,
+                "the same signal twice 20 ms apart on a blocked uts: one delivery, complete results, exit 0",
+                "full=%s rc=%s" % (full, rc))
+    full, rc, out, err = fill_pipe_then(binary, [signal.SIGINT, signal.SIGTERM], gap=0.02)
+    tally.check(full and rc == -signal.SIGTERM,
+                "another signal 20 ms after the first kills a blocked uts", "full=%s rc=%s" % (full, rc))
 
 
 def duplicates(binary, tally):

@@ -4,6 +4,7 @@
 // including heights past the geometric tables and variates at thresholds.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -57,6 +58,12 @@ std::vector<TreeParams> trees() {
   bal.b0 = 3;
   bal.depth = 9;
   out.push_back(bal);
+  TreeParams sure = bin;  // paper2003 with q = 1: the bound is 2^32, past 32 bits
+  sure.rng = RngConvention::paper2003;
+  sure.root_id = sha1::Words{1, 0, 0, 0, 0};
+  sure.q = 1.0;
+  sure.m = 1;
+  out.push_back(sure);
   TreeParams wide = geo;  // counts above the 100-child cap (truncated)
   wide.b0 = 60;
   wide.depth = 3;
@@ -75,6 +82,7 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
   std::size_t lanes_checked = 0;
   for (const TreeParams& p : trees()) {
     const Tree tree(p, sha1::Path::avx512);
+    const Tree scalar(p, sha1::Path::avx512);  // the same rules, asked lane by lane
     CAPTURE(static_cast<int>(p.type));
     for (int rep = 0; rep < 3000; ++rep) {
       const int n = 1 + rep % sha1::kMaxLanes;
@@ -87,8 +95,20 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
         const std::uint32_t pick[] = {0, 1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
                                       600, static_cast<std::uint32_t>(rng() % 1000)};
         heights[l] = pick[rng() % 7];
-        // Sometimes a numerator right at a binomial or geometric threshold.
-        if (rng() % 5 == 0) ids.word[4][l] = static_cast<std::uint32_t>(rng() % 4096);
+        // Sometimes a numerator within a few units of a threshold (the
+        // binomial bound q, a geometric count's first variate 1-(1-p)^k),
+        // where the bucket table is ambiguous and the scalar rule decides.
+        if (rng() % 4 == 0) {
+          double u = p.q;
+          if (p.type == TreeType::geometric || (p.type == TreeType::hybrid && rng() % 2)) {
+            const double b = tree.geometric_mean(heights[l]);
+            const double keep = b > 0 ? 1.0 - 1.0 / (1.0 + b) : 0.0;  // 1 - p
+            u = 1.0 - std::pow(keep, 1 + static_cast<int>(rng() % 6));
+          }
+          const double scale = p.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
+          const double v = std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
+          ids.word[4][l] = static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
+        }
       }
       alignas(64) std::uint32_t children[sha1::kMaxLanes];
       Tree::BatchVisit v;
@@ -97,7 +117,7 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
       std::uint64_t checksum = 0;
       std::size_t bad = 0;
       for (int j = 0; j < n; ++j) {
-        const auto want = static_cast<std::uint32_t>(tree.num_children(ids.word[4][j], heights[j]));
+        const auto want = static_cast<std::uint32_t>(scalar.num_children(ids.word[4][j], heights[j]));
         bad += children[j] != want;
         if (want != 0) {
           inner |= 1u << j;
@@ -113,6 +133,9 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
       CHECK(v.checksum == checksum);
       CHECK(v.max_height == max_height);
     }
+    // Truncations (a count cut to the 100 cap) noted once per live lane,
+    // never for the unused lanes past n.
+    CHECK(tree.truncations() == scalar.truncations());
   }
   CHECK(lanes_checked > 100000);
 }
