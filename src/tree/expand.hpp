@@ -74,9 +74,10 @@ class Expander {
   [[gnu::always_inline]] void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                   KeepGoing&& keep_going = AlwaysGoOn{}) {
     if (parent.children > kHugeNode) return add_huge(tree, parent, counts, sink, keep_going);
-    // Sixteen lanes are written whatever the child count (fixed-length loops,
-    // no branch on the count), then pending_ moves by the children that fit;
-    // a node with more children than the batch has room for runs it and goes on.
+    // Batch::kFill lanes are written whatever the child count (fixed-length
+    // loops, no branch on the count), then pending_ moves by the children
+    // that fit; a node with more children writes the next kFill, running the
+    // batch whenever it is full.
     const std::uint32_t height = parent.height + 1;
     std::uint32_t first = 0;
     for (;;) {

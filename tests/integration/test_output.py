@@ -30,6 +30,24 @@ def main():
                           r"\([0-9]+ nodes/sec per PE\)$", p.stdout, re.M) is not None,
                 "text: the reference's wallclock line")
     tally.check(len(re.findall(r"^\s+[01] +\d+ ", p.stdout, re.M)) == 2, "text -v: one row per thread")
+    # --sha1 auto's measurement: both kernel rates above zero where the CPU
+    # has both (printed by -v and in JSON), absent when a path is named.
+    probe = run_uts(binary, T1 + ["--format", "json"])
+    eng = json.loads(probe.stdout)["engine"]
+    both = "sha1_auto_avx512_rate" in eng or "sha1_auto_shani_rate" in eng
+    if both:
+        tally.check(eng.get("sha1_auto_avx512_rate", 0) > 0 and eng.get("sha1_auto_shani_rate", 0) > 0
+                    and re.search(r"^SHA-1: %s, chosen by --sha1 auto \(measured at start-up: AVX-512 [1-9][0-9.]*, "
+                                  r"SHA-NI [1-9][0-9.]* M blocks/s" % eng["sha1"], p.stdout, re.M) is not None,
+                    "--sha1 auto: both kernel rates measured, non-zero, in JSON and -v", str(eng) + p.stdout[-400:])
+    else:
+        tally.check(re.search(r"^SHA-1: %s, chosen by --sha1 auto \(the fastest kernel this CPU has\)$" % eng["sha1"],
+                              p.stdout, re.M) is not None,
+                    "--sha1 auto without both kernels: -v says so, no rates", p.stdout[-400:])
+    named = json.loads(run_uts(binary, T1 + ["--format", "json", "--sha1", "cryptopp"]).stdout)["engine"]
+    tally.check("sha1_auto_avx512_rate" not in named and "sha1_auto_shani_rate" not in named
+                and named["sha1"] == "cryptopp", "--sha1 named: no calibration rates recorded", str(named))
+
     # The engine line says what ran, for every protocol; stealing is off only with -s 0.
     for proto, steal in (("split", "half"), ("locked", "chunk:20"), ("request", "half"), ("chaselev", "one")):
         p = run_uts(binary, T1 + ["--threads", "2", "--protocol", proto])
