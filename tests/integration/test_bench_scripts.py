@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The bench scripts (scripts/bench-*) on tiny inputs: each writes its text,
+a CSV whose every column its --help documents, and a JSON file that parses
+and agrees with the CSV; the numbers in them obey their definitions (CI
+around the median, speedup of the 1-thread run 1, efficiency = speedup /
+PUs used); --out never overwrites; bad usage is one line and exit 2.
+Nothing here judges speed.
+
+usage: test_bench_scripts.py SOURCE_ROOT UTS_BINARY
+"""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from uts_check import Tally  # noqa: E402
+
+T = Tally()
+SUMMARY_KEYS = ["n", "median", "mean", "std", "cv", "min", "max", "ci_low", "ci_high", "confidence", "ci_method"]
+RATIO_KEYS = ["n", "n_baseline", "n_run", "speedup", "ratio", "ci_low", "ci_high", "confidence", "ci_method"]
+
+
+def run(root, script, args, timeout=120):
+    cmd = [sys.executable, os.path.join(root, "scripts", script)] + args
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, -1, "", "timed out after %ds" % timeout)
+
+
+def num(v):
+    return None if v in ("", None) else float(v)
+
+
+def documented(help_text, column):
+    """A column is documented when --help names it, or names its prefix as
+    prefix_{...} and the rest is a summary or ratio key."""
+    if re.search(r"(?<![\w{])%s(?![\w])" % re.escape(column), help_text):
+        return True
+    for key in SUMMARY_KEYS + RATIO_KEYS:
+        if column.endswith("_" + key) and (column[:-len(key) - 1] + "_{") in help_text:
+            return True
+    # efficiency_vs_1thread_ci_low documented as efficiency_vs_1thread{,_ci_low,_ci_high}
+    m = re.match(r"(.*?)(_ci_low|_ci_high)$", column)
+    return bool(m and re.search(re.escape(m.group(1)) + r"\{[^}]*" + m.group(2), help_text))
+
+
+def check_outputs(root, script, args, out, expect_rows, extra_csv=()):
+    """Run script with --out; check its files. Returns (csv rows, json doc)."""
+    p = run(root, script, args + ["--out", out])
+    T.check(p.returncode == 0, "%s %s: exit 0" % (script, " ".join(args)), p.stderr.strip()[-400:])
+    if p.returncode != 0:
+        return [], {}
+    T.check("statistics: median over" in p.stdout and "bootstrap percentile CI" in p.stdout,
+            script + ": stdout still carries the text, with the statistics line")
+    names = [script + ext for ext in (".txt", ".csv", ".json")] + list(extra_csv)
+    T.check(all(os.path.isfile(os.path.join(out, n)) for n in names), script + ": wrote " + ", ".join(names),
+            str(os.listdir(out)))
+    with open(os.path.join(out, script + ".txt")) as f:
+        text = f.read()
+    T.check(text.strip() == p.stdout.strip(), script + ": .txt holds the text printed on stdout")
+    helptext = run(root, script, ["--help"]).stdout
+    docs = {}
+    for name in [script + ".csv"] + list(extra_csv):
+        with open(os.path.join(out, name), newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            cols = reader.fieldnames or []
+        undocumented = [c for c in cols if not documented(helptext, c)]
+        T.check(not undocumented, "%s: every one of its %d columns is documented in --help" % (name, len(cols)),
+                "undocumented: %s" % undocumented)
+        docs[name] = rows
+    rows = docs[script + ".csv"]
+    T.check(len(rows) == expect_rows, "%s.csv: %d rows" % (script, expect_rows), "got %d" % len(rows))
+    with open(os.path.join(out, script + ".json")) as f:
+        doc = json.load(f)
+    T.check(doc.get("script") == script and doc.get("uts_version", "").startswith("uts ")
+            and isinstance(doc.get("command_line"), list) and doc["statistics"]["confidence"] == 0.95,
+            script + ".json: script, uts --version, command line, statistics settings")
+    T.check(len(doc["tables"]["main"]) == len(rows), script + ".json: as many summary rows as the CSV")
+    return rows, doc
+
+
+def check_summary(script, rows, prefix):
+    bad = []
+    for r in rows:
+        lo, med, hi = num(r[prefix + "_ci_low"]), num(r[prefix + "_median"]), num(r[prefix + "_ci_high"])
+        mn, mx = num(r[prefix + "_min"]), num(r[prefix + "_max"])
+        # 6 significant digits in the CSV
+        tol = 1e-5 * abs(med)
+        if not (mn - tol <= lo <= med + tol and med - tol <= hi <= mx + tol):
+            bad.append((lo, med, hi, mn, mx))
+        if int(r[prefix + "_n"]) != 2 or "bootstrap percentile" not in r[prefix + "_ci_method"]:
+            bad.append(r[prefix + "_ci_method"])
+    T.check(not bad, "%s: %s min <= CI low <= median <= CI high <= max, n 2, method named" % (script, prefix),
+            str(bad[:3]))
+
+
+def close(a, b, rel=2e-5):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def test_parallel(root, build, tmp, allowed):
+    out = os.path.join(tmp, "par")
+    rows, doc = check_outputs(root, "bench-parallel", ["--build", build, "--trees", "T1", "--reps", "2",
+                                                        "--max-threads", "2", "--extra", "3"], out, 4)
+    if not rows:
+        return
+    check_summary("bench-parallel", rows, "time_s")
+    by = {r["config"]: r for r in rows}
+    T.check(set(by) == {"seq", "1", "2", "3"}, "bench-parallel: rows seq, 1, 2, 3", str(sorted(by)))
+    T.check(num(by["1"]["speedup_vs_1thread_speedup"]) == 1.0 and num(by["seq"]["speedup_vs_seq_speedup"]) == 1.0,
+            "bench-parallel: 1 thread against itself and seq against itself are speedup 1")
+    ok, detail = True, []
+    for r in rows:
+        pus = int(r["pus_used"])
+        placement = doc["placements"].get("T1 new %s" % r["config"])
+        threads = int(r["threads"])
+        want = 1 if r["config"] == "seq" else (placement or {}).get("pus_used") or min(threads, allowed)
+        if pus != want:
+            ok = False
+            detail.append("%s: pus_used %d, expected %d" % (r["config"], pus, want))
+        for base in ("1thread", "seq"):
+            e, s = num(r["efficiency_vs_" + base]), num(r["speedup_vs_%s_speedup" % base])
+            if not close(e, s / pus):
+                ok = False
+                detail.append("%s: efficiency_vs_%s %r != %r / %d" % (r["config"], base, e, s, pus))
+    T.check(ok, "bench-parallel: pus_used from the record (else min(threads, %d allowed PUs)); efficiency = "
+            "speedup / pus_used against 1 thread and against seq" % allowed, "; ".join(detail))
+    over = by["3"]["oversubscribed"]
+    T.check(over == ("true" if allowed < 3 else "false"), "bench-parallel: 3 threads on %d PUs oversubscribed=%s"
+            % (allowed, over))
+    T.check(len(doc["runs"]) == 2 * 4, "bench-parallel.json: 8 timed runs (2 reps x 4 configurations), warm-up "
+            "runs not among them", str(len(doc["runs"])))
+    reps = [r["rep"] for r in doc["runs"]]
+    T.check(reps == sorted(reps) and [r["config"] for r in doc["runs"][:4]] == ["seq", "1", "2", "3"],
+            "bench-parallel: repetitions interleaved (rep 0 of every configuration before rep 1)")
+
+    p = run(root, "bench-parallel", ["--build", build, "--trees", "T1", "--reps", "2", "--out", out])
+    T.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "exists" in p.stderr,
+            "bench-parallel: an --out with earlier results is refused, one line, exit 2", p.stderr.strip())
+
+    out2 = os.path.join(tmp, "proto")
+    rows, _ = check_outputs(root, "bench-parallel", ["--build", build, "--trees", "T1", "--reps", "2",
+                                                      "--max-threads", "2", "--warmup", "0", "--protocols",
+                                                      "split,request"], out2, 4)
+    if rows:
+        check_summary("bench-parallel --protocols", rows, "time_s")
+        req = [r for r in rows if r["protocol"] == "request" and r["threads"] == "2"]
+        spl = [r for r in rows if r["protocol"] == "split"]
+        T.check(req and req[0]["requests_sent_median"] != "" and all(r["requests_sent_median"] == "" for r in spl),
+                "bench-parallel --protocols: request columns filled for request, empty for split")
+        T.check(all(close(num(r["efficiency_vs_1thread"]), num(r["speedup_vs_1thread_speedup"]) / int(r["pus_used"]))
+                    for r in rows), "bench-parallel --protocols: efficiency = speedup / pus_used")
+
+
+def test_sequential(root, build, tmp):
+    out = os.path.join(tmp, "seq")
+    rows, doc = check_outputs(root, "bench-sequential", ["--build", build, "--trees", "T1", "--reps", "2",
+                                                          "--sha1", "cryptopp", "--blocks", "200000"], out, 3,
+                              extra_csv=["bench-sequential-raw.csv"])
+    if not rows:
+        return
+    check_summary("bench-sequential", rows, "nodes_per_sec")
+    T.check([r["engine"] for r in rows] == ["seq", "1 thread", "2 threads"]
+            and all(r["sha1_ran"] == "cryptopp" for r in rows),
+            "bench-sequential: seq, 1 thread, 2 threads rows, each ran cryptopp")
+    with open(os.path.join(out, "bench-sequential-raw.csv"), newline="") as f:
+        raw = {r["rate"]: r for r in csv.DictReader(f)}
+    T.check("chained" in raw and "independent" in raw, "bench-sequential-raw.csv: chained and independent rates")
+    r = rows[0]
+    want = num(r["hashes_per_sec_median"]) / num(raw["chained"]["blocks_per_sec_median"])
+    T.check(close(num(r["vs_chained_ratio"]), want, 1e-4), "bench-sequential: vs_chained = median hashes/s / "
+            "median chained rate (%.4f)" % want, r["vs_chained_ratio"])
+
+
+def test_idle(root, build, tmp):
+    out = os.path.join(tmp, "idle")
+    rows, doc = check_outputs(root, "bench-idle", ["--build", build, "--reps", "2", "--threads", "1,2",
+                                                    "--q", "0.99999"], out, 2)
+    if not rows:
+        return
+    check_summary("bench-idle", rows, "wall_s")
+    T.check(rows[0]["wall_vs_first_ratio"] == "1" and len({r["size"] for r in rows}) == 1,
+            "bench-idle: first count against itself is 1; one size for every count")
+
+
+def test_mpi(root, build, tmp, uts):
+    version = subprocess.run([uts, "--version"], capture_output=True, text=True).stdout
+    if "MPI" not in version or shutil.which("mpirun") is None:
+        print("skip  bench-mpi: uts built without MPI or no mpirun (%s)" % version.strip())
+        return
+    out = os.path.join(tmp, "mpi")
+    rows, doc = check_outputs(root, "bench-mpi", ["--build", build, "--trees", "T1", "--reps", "2", "--polls", "",
+                                                   "--mpirun-args=--oversubscribe --mca btl self,vader"], out, 3)
+    if not rows:
+        return
+    check_summary("bench-mpi", rows, "time_s")
+    by = {r["config"]: r for r in rows}
+    T.check(by["plain"]["vs_plain_ratio"] == "1" and by["1 rank"]["speedup_vs_1rank_speedup"] == "1"
+            and by["2 ranks"]["ranks"] == "2", "bench-mpi: plain, 1 rank and 2 ranks rows; ratios against themselves 1")
+
+
+def test_usage(root, build):
+    for script, args in (("bench-parallel", ["--reps", "0"]), ("bench-sequential", ["--trees", "NOPE"]),
+                         ("bench-idle", ["--threads", "x"]), ("bench-mpi", ["--confidence", "95"]),
+                         ("bench-parallel", ["--protocols", "split", "--compare", build])):
+        p = run(root, script, ["--build", build] + args)
+        T.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr,
+                "%s %s: one line, exit 2: %s" % (script, " ".join(args), p.stderr.strip()),
+                "exit %d, stderr %r" % (p.returncode, p.stderr))
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    root, uts = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    build = os.path.dirname(uts)
+    allowed = len(os.sched_getaffinity(0))
+    tmp = tempfile.mkdtemp(prefix="uts-bench-test-")
+    try:
+        test_usage(root, build)
+        test_parallel(root, build, tmp, allowed)
+        test_sequential(root, build, tmp)
+        test_idle(root, build, tmp)
+        test_mpi(root, build, tmp, uts)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return T.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
