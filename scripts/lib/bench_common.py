@@ -24,8 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 OUT_HELP = ("also write DIR/NAME.txt (the text printed), DIR/NAME.csv (one row per configuration; columns listed "
             "below) and DIR/NAME.json (the summaries, every repetition's raw values and the provenance: command "
-            "line, uts --version, the first record's build and machine, each configuration's placement); DIR is created if missing; "
-            "existing files are never overwritten (exit 2)")
+            "line, uts --version, the first record's build and machine, each configuration's placement); "
+            "DIR is created if missing; existing files are never overwritten (exit 2)")
 
 
 class Parser(argparse.ArgumentParser):

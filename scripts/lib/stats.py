@@ -62,6 +62,7 @@ UTS_STATS_BACKEND (for tests).
 All functions raise ValueError on empty input, NaN or infinite values, and
 speedup_ci on non-positive times.
 """
+import importlib
 import inspect
 import math
 import os
@@ -87,10 +88,8 @@ def speedup_columns():
 
 def _available(name):
     try:
-        if name == "scipy":
-            import scipy.stats  # noqa: F401
-        elif name == "numpy":
-            import numpy  # noqa: F401
+        if name != "python":
+            importlib.import_module("scipy.stats" if name == "scipy" else "numpy")
         return True
     except Exception:  # ImportError, or a broken installation
         return False
@@ -166,13 +165,13 @@ def _scipy_bootstrap(data, statistic, paired, confidence, resamples, seed):
 
 def _median_ci(vals, confidence, resamples, seed, backend):
     alpha = (1 - confidence) / 2
-    if backend == "scipy":
+    if backend in ("scipy", "numpy"):
         import numpy as np
+    if backend == "scipy":
         return _scipy_bootstrap([vals], lambda x, axis=-1: np.median(x, axis=axis), True, confidence, resamples,
                                 seed)
     n = len(vals)
     if backend == "numpy":
-        import numpy as np
         rng = np.random.default_rng(seed)
         x = np.asarray(vals, dtype=float)
         meds = np.median(x[rng.integers(0, n, size=(resamples, n))], axis=1)
@@ -211,14 +210,13 @@ def summarize(values, *, confidence=0.95, resamples=10000, seed=1, backend=None)
 
 def _ratio_ci(b, r, paired, confidence, resamples, seed, backend):
     alpha = (1 - confidence) / 2
-    if backend == "scipy":
+    if backend in ("scipy", "numpy"):
         import numpy as np
-
+    if backend == "scipy":
         def ratio(x, y, axis=-1):
             return np.median(x, axis=axis) / np.median(y, axis=axis)
         return _scipy_bootstrap([b, r], ratio, paired, confidence, resamples, seed)
     if backend == "numpy":
-        import numpy as np
         rng = np.random.default_rng(seed)
         x, y = np.asarray(b, dtype=float), np.asarray(r, dtype=float)
         if paired:
