@@ -50,6 +50,8 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
 
   const MachineInfo machine = collect_machine_info();
   RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, std::nullopt, machine};
+  report.preset_base = cfg.preset_base;
+  report.command_line = cfg.command_line;
   report.ignored = cfg.ignored;
   report.threads_from = cfg.threads_from;
   // A partial run cannot be verified: it says so and keeps its own status.
@@ -84,10 +86,15 @@ void print_presets() {
     for (const auto& d : cli::preset_dirs()) out += " " + d;
     out += ")\n";
   }
+  // Name, expected size, depth and leaves (what --verify checks; "-" where
+  // the preset has none), description. Names are case-insensitive.
+  if (!presets.empty()) out += "name          expected size   depth        leaves  description\n";
+  auto or_dash = [](const std::string& v) { return v.empty() ? std::string("-") : v; };
   for (const auto& p : presets) {
-    char name[64];
-    std::snprintf(name, sizeof name, "%-8s ", p.name.c_str());
-    out += name + p.description + "\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-8s %18s %7s %13s  ", p.name.c_str(), or_dash(p.expect_size).c_str(),
+                  or_dash(p.expect_depth).c_str(), or_dash(p.expect_leaves).c_str());
+    out += line + p.description + "\n";
   }
   write_stdout(out);
 }
@@ -107,8 +114,8 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
                              " (check OMP_THREAD_LIMIT)");
   const PoolResult result = run_pool(cfg.pool);
   const MachineInfo machine = collect_machine_info();
-  const std::string json = render_pool_json(cfg.pool, result, machine);
-  const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine);
+  const std::string json = render_pool_json(cfg.pool, result, machine, cfg.command_line);
+  const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine, cfg.command_line);
   if (!record.to_stdout()) {
     switch (cfg.format) {
       case cli::Format::text: write_stdout(render_pool_text(cfg.pool, result, cfg.verbose)); break;
@@ -169,8 +176,7 @@ int run_main(int argc, char** argv, Voice& voice) {
     return kExitOk;
   }
   if (cfg.show_version) {
-    write_stdout("uts " + collect_machine_info().uts_version + ", built " + (UTS_HAVE_MPI ? "with" : "without") +
-                 " MPI\n");
+    write_stdout(version_line(collect_machine_info()) + "\n");
     return kExitOk;
   }
   if (cfg.show_presets) {

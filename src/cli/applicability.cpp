@@ -27,6 +27,10 @@ bool sequential(const RunConfig& c) { return c.workload == Workload::uts && c.en
 bool pool(const RunConfig& c) { return c.workload == Workload::pool; }
 bool stealing_off(const RunConfig& c) { return c.workload == Workload::uts && !c.engine.sequential && !c.engine.stealing; }
 
+bool not_single_pus(const RunConfig& c) {
+  return c.engine.bind.policy != BindPolicy::compact && c.engine.bind.policy != BindPolicy::scatter;
+}
+
 const Rule kRules[] = {
     // clang-format off
     {"threads", "--sequential", "the sequential baseline runs one thread", sequential},
@@ -75,6 +79,8 @@ const Rule kRules[] = {
     {"stealing", "--workload pool", "the pool's removes always search", pool},
     {"rank-chunk", "--workload pool", "the pool runs in one process", pool},
     {"rank-poll", "--workload pool", "the pool runs in one process", pool},
+    {"smt", "--bind other than compact or scatter", "only compact and scatter put threads on single PUs",
+     not_single_pus},
     {"progress", "--workload pool", "the pool prints no progress line", pool},
     {"no-progress", "--workload pool", "the pool prints no progress line", pool},
     // clang-format on

@@ -68,6 +68,14 @@ std::vector<ConfigEntry> read_config_file(const std::string& path) {
 std::vector<std::string> preset_dirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("UTS_PRESET_DIR"); env && *env) dirs.emplace_back(env);
+  // An installed binary: its own installation's presets, wherever it was
+  // moved (bin/../share/uts/presets); a binary in the build tree has none.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path beside = exe.parent_path() / UTS_PRESET_DIR_FROM_BINDIR;
+    if (std::filesystem::is_directory(beside, ec)) dirs.push_back(beside.lexically_normal().string());
+  }
   dirs.emplace_back(UTS_PRESET_DIR_SOURCE);
   dirs.emplace_back(UTS_PRESET_DIR_INSTALLED);
   return dirs;
@@ -83,6 +91,13 @@ std::string find_preset(const std::string& name) {
       std::error_code ec;
       if (std::filesystem::is_regular_file(p, ec)) return p.string();
     }
+    // Names are case-insensitive: t1l is T1L.
+    auto lower = [](std::string s) {
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    for (const PresetInfo& p : list_presets())
+      if (lower(p.name) == lower(name)) return p.path;
   }
   throw UsageError("unknown preset '" + name + "' (uts --list-presets shows them)");
 }
@@ -97,10 +112,14 @@ std::vector<PresetInfo> list_presets() {
       const std::string name = entry.path().stem().string();
       if (std::any_of(presets.begin(), presets.end(), [&](const PresetInfo& p) { return p.name == name; }))
         continue;
-      PresetInfo info{name, entry.path().string(), ""};
+      PresetInfo info{name, entry.path().string(), "", "", "", ""};
       try {
-        for (const ConfigEntry& e : read_config_file(info.path))
+        for (const ConfigEntry& e : read_config_file(info.path)) {
           if (e.key == "description") info.description = e.value;
+          if (e.key == "expect-size") info.expect_size = e.value;
+          if (e.key == "expect-depth") info.expect_depth = e.value;
+          if (e.key == "expect-leaves") info.expect_leaves = e.value;
+        }
       } catch (const UsageError& err) {
         info.description = std::string("(unreadable: ") + err.what() + ")";
       }

@@ -51,6 +51,12 @@ const OptionSpec kOptions[] = {
     {"init", 0, "Engine", "root start: root (thread 0 expands it) | balanced (children split in blocks)", "", "root",
      true},
     {"sha1", 0, "Engine", "child-id hashing: auto (the fastest this CPU has, calibrated at start-up) | avx512 | shani | cryptopp", "", "auto", true},
+    {"bind", 0, "Engine",
+     "thread placement with hwloc: compact (cores of one package first, one PU per core) | scatter (round-robin over "
+     "packages and NUMA nodes) | numa (each thread on a whole NUMA node, in blocks) | none (default: none, or the "
+     "OpenMP runtime's binding when OMP_PLACES or OMP_PROC_BIND is set)", "", nullptr, true},
+    {"smt", 0, "Engine", "--bind compact or scatter: use every PU of a core (SMT siblings) before the next core",
+     nullptr, nullptr, true},
     {"max-nodes", 0, "Engine", "stop after about N nodes and say so (safety valve)", "", nullptr, true},
 
     {"rank-chunk", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",

@@ -2,6 +2,7 @@
 
 #include <cxxopts.hpp>
 
+#include <filesystem>
 #include <stdexcept>
 #include <vector>
 
@@ -23,15 +24,26 @@ const char* to_string(Format f) {
   return "?";
 }
 
+namespace {
+
+bool same_tree(const TreeParams& a, const TreeParams& b) {
+  return a.type == b.type && a.shape == b.shape && a.b0 == b.b0 && a.depth == b.depth && a.q == b.q && a.m == b.m &&
+         a.shift == b.shift && a.seed == b.seed && a.granularity == b.granularity && a.rng == b.rng &&
+         a.root_id == b.root_id;
+}
+
+}  // namespace
+
 RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefault& threads) {
   cxxopts::Options options = make_options();
   std::vector<std::string> command_line(argv, argv + argc);
   if (command_line.empty()) command_line.emplace_back("uts");
+  RunConfig cfg;
+  cfg.command_line = command_line;  // as given, for the record
   command_line = join_verbose_levels(command_line);
 
   // First pass: the command line alone, to find --preset/--config.
   const auto first = parse_tokens(options, command_line);
-  RunConfig cfg;
   if (first.count("help")) {
     cfg.show_help = true;
     cfg.help_text = options.help();
@@ -48,17 +60,50 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
   check_spellings_agree(first);
 
   // Files underneath, the command line on top (the last value wins).
-  std::vector<std::string> tokens{command_line.front()};
+  std::vector<std::string> preset_tokens, config_tokens;
   if (first.count("preset")) {
-    cfg.preset = value_of<std::string>(first, "preset");
-    append_file_tokens(options, find_preset(cfg.preset), tokens);
+    const std::string path = find_preset(value_of<std::string>(first, "preset"));
+    cfg.preset = std::filesystem::path(path).stem().string();  // the file's spelling (names are case-insensitive)
+    append_file_tokens(options, path, preset_tokens);
   }
   if (first.count("config")) {
     cfg.config_file = value_of<std::string>(first, "config");
-    append_file_tokens(options, cfg.config_file, tokens);
+    append_file_tokens(options, cfg.config_file, config_tokens);
   }
-  tokens.insert(tokens.end(), command_line.begin() + 1, command_line.end());
-  const auto r = parse_tokens(options, tokens);
+  auto assemble = [&](const std::vector<std::string>& preset_part) {
+    std::vector<std::string> t{command_line.front()};
+    t.insert(t.end(), preset_part.begin(), preset_part.end());
+    t.insert(t.end(), config_tokens.begin(), config_tokens.end());
+    t.insert(t.end(), command_line.begin() + 1, command_line.end());
+    return t;
+  };
+  auto r = parse_tokens(options, assemble(preset_tokens));
+  // A preset names a tree and its expected values. When the tree parameters
+  // given on top of it (command line or --config) make another tree, the
+  // record must not carry the preset's name nor its expected values
+  // (docs/output.md, "Presets"): the name moves to preset_base and the
+  // expected values are those given explicitly, if any.
+  if (!cfg.preset.empty()) {
+    std::vector<std::string> preset_alone{command_line.front()};
+    preset_alone.insert(preset_alone.end(), preset_tokens.begin(), preset_tokens.end());
+    TreeParams preset_tree, final_tree;
+    fill_tree(parse_tokens(options, preset_alone), preset_tree);
+    fill_tree(r, final_tree);
+    if (!same_tree(preset_tree, final_tree)) {
+      cfg.preset_base = cfg.preset;
+      cfg.preset.clear();
+      std::vector<std::string> without_expected;
+      for (std::size_t i = 0; i < preset_tokens.size(); ++i) {
+        const std::string& t = preset_tokens[i];
+        if (t == "--expect-size" || t == "--expect-depth" || t == "--expect-leaves") {
+          ++i;  // and its value
+          continue;
+        }
+        without_expected.push_back(t);
+      }
+      r = parse_tokens(options, assemble(without_expected));
+    }
+  }
 
   for (const auto& kv : first.arguments()) cfg.given.insert(kv.key());
   fill_config(r, cfg, threads.threads);

@@ -23,7 +23,9 @@ struct RunConfig {
   EngineSettings engine;
   StopRule stop;
   ExpectedResults expected;
-  std::string preset;       // name given with --preset, empty if none
+  std::string preset;       // the preset the tree is (--preset), empty if none or if tree options changed it
+  std::string preset_base;  // --preset whose tree options were changed: the preset the run started from
+  std::vector<std::string> command_line;  // argv as given
   std::string config_file;  // path given with --config, empty if none
   bool verify = false;
   Format format = Format::text;

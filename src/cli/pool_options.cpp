@@ -30,6 +30,7 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
   PoolSettings& p = cfg.pool;
   p.threads = e.threads;
   p.steal = e.steal;
+  p.bind = e.bind;
   p.victim = e.victim;
   p.remote_delay_ns = e.locality.remote_delay_ns;
   p.seed = static_cast<std::uint64_t>(cfg.tree.seed);

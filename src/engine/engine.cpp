@@ -13,6 +13,7 @@
 #include "engine/worker.hpp"
 #include "steal/registry.hpp"
 #include "topology/domains.hpp"
+#include "topology/placement.hpp"
 
 namespace uts {
 
@@ -22,11 +23,14 @@ template <StealProtocol P>
 RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress,
                    RemoteLink* link) {
   const int threads = settings.threads;
+  // Placement first: the domain map reads the threads' binding.
+  const Placement placement = place_team(settings.bind, threads);
   std::optional<DomainMap> domains;
   if (settings.uses_domains()) domains = build_domain_map(settings.locality.domains, threads);
   Shared<P> shared(threads, tree, settings, stop, progress, std::move(domains), link && link->ranks() > 1);
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
+  out.places.resize(static_cast<std::size_t>(threads));
   std::vector<Counts> counts(static_cast<std::size_t>(threads));  // merged after the region
   std::vector<char> ended_empty(static_cast<std::size_t>(threads), 0);
   Clock::time_point start;
@@ -38,6 +42,9 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     const int id = omp_get_thread_num();
 #pragma omp single
     granted = omp_get_num_threads();
+    // Bound again here, before the worker's first touch: this region's
+    // thread `id` need not be the one place_team() bound.
+    placement.bind_again(id);
     // Each worker is allocated and first touched by its own thread.
     auto* me = new Worker<P>(shared.protocol, id);
     shared.workers[static_cast<std::size_t>(id)] = me;
@@ -67,6 +74,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     out.threads[static_cast<std::size_t>(id)] = me->stats;
     counts[static_cast<std::size_t>(id)] = me->counts;
     ended_empty[static_cast<std::size_t>(id)] = me->ended_empty;
+    out.places[static_cast<std::size_t>(id)] = placement.sample();
 #pragma omp barrier
     delete me;
   }
@@ -84,6 +92,8 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     out.stop_signal = shared.stop_flag.signal();
   }
   out.domains = shared.domains;
+  out.rank_places = {placement.rank_place()};
+  out.topology = placement.summary();
   return out;
 }
 

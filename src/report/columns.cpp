@@ -18,7 +18,9 @@ RecordView::RecordView(const RunReport& report)
       ranks(rank_totals(report.result)),
       nodes_per_sec(report.result.seconds > 0 ? double(report.result.counts.nodes) / report.result.seconds : 0.0),
       threads(report.engine.sequential ? 1 : report.engine.threads),
-      pes(report.engine.pes()) {}
+      pes(report.engine.pes()),
+      placement(summarize_placement(report.result.places, report.result.rank_places,
+                                    report.engine.sequential ? 1 : report.engine.threads)) {}
 
 namespace {
 
@@ -44,12 +46,70 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// A word of the command line as a POSIX shell reads it back.
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
+                        std::string::npos)
+    return w;
+  std::string out = "'";
+  for (char c : w) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    out += shell_word(w);
+  }
+  return out;
+}
+
+std::string hosts_of(const RecordView& x) {
+  std::string out;
+  for (const RankPlace& r : x.r.result.rank_places) {
+    if (!out.empty()) out += ';';
+    out += r.host;
+  }
+  return out;
+}
+
+// "0:3 1:5" (thread:PU), under MPI "r0.0:3 r1.0:3" (rank.thread:PU); "?"
+// for a PU that could not be read.
+std::string placement_list(const RecordView& x) {
+  std::string out;
+  const auto& places = x.r.result.places;
+  const bool ranks = x.r.engine.ranks.under_mpi && !x.r.engine.sequential;
+  const auto per_rank = static_cast<std::size_t>(x.threads > 0 ? x.threads : 1);
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    if (!out.empty()) out += ' ';
+    if (ranks) {
+      out += 'r';
+      out += std::to_string(i / per_rank);
+      out += '.';
+      out += std::to_string(i % per_rank);
+    } else {
+      out += std::to_string(i);
+    }
+    out += ':';
+    out += places[i].pu >= 0 ? std::to_string(places[i].pu) : std::string("?");
+  }
+  return out;
+}
+
 // The record's own conditions.
 bool seq(V x) { return x.r.engine.sequential; }
 bool requests(V x) { return !seq(x) && x.has(kRequestCounters); }
 bool hier(V x) { return x.r.engine.victim == VictimOrder::hier; }
 bool with_domains(V x) { return x.r.result.domains.has_value(); }
 bool mpi(V x) { return x.r.engine.ranks.under_mpi; }
+// Binomial trees have no shape and no depth parameter; balanced trees no shape.
+bool uses_shape(V x) { return x.r.tree.type == TreeType::geometric || x.r.tree.type == TreeType::hybrid; }
+bool uses_depth(V x) { return x.r.tree.type != TreeType::binomial; }
 
 const Column kRun[] = {
     // clang-format off
@@ -58,9 +118,9 @@ const Column kRun[] = {
     {"preset", "parameters", "preset", false, [](V x) { return when(!x.r.preset.empty(), text(x.r.preset)); }},
     {"tree", "parameters", "tree", false, [](V x) { return text(to_string(x.r.tree.type)); }},
     {nullptr, "parameters", "tree_code", false, [](V x) { return integer(static_cast<int>(x.r.tree.type)); }},
-    {"shape", "parameters", "shape", false, [](V x) { return text(to_string(x.r.tree.shape)); }},
+    {"shape", "parameters", "shape", false, [](V x) { return when(uses_shape(x), text(to_string(x.r.tree.shape))); }},
     {"b0", "parameters", "b0", false, [](V x) { return real(x.r.tree.b0); }},
-    {"depth", "parameters", "depth", false, [](V x) { return integer(x.r.tree.depth); }},
+    {"depth", "parameters", "depth", false, [](V x) { return when(uses_depth(x), integer(x.r.tree.depth)); }},
     {"q", "parameters", "q", false, [](V x) { return real(x.r.tree.q); }},
     {"m", "parameters", "m", false, [](V x) { return integer(x.r.tree.m); }},
     {"shift", "parameters", "shift", false, [](V x) { return real(x.r.tree.shift); }},
@@ -71,9 +131,9 @@ const Column kRun[] = {
      [](V x) { return x.r.tree.root_id ? text(sha1::to_hex(*x.r.tree.root_id)) : kAbsent; }},
     {"engine", "engine", "kind", false, [](V x) { return text(seq(x) ? "sequential" : "parallel"); }},
     {"threads", "engine", "threads", false, [](V x) { return integer(x.threads); }},
-    {"steal", "engine", "steal", false, [](V x) { return text(to_string(x.r.engine.steal)); }},
-    {"victim", "engine", "victim", false, [](V x) { return text(to_string(x.r.engine.victim)); }},
-    {"init", "engine", "init", false, [](V x) { return text(to_string(x.r.engine.init)); }},
+    {"steal", "engine", "steal", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.steal))); }},
+    {"victim", "engine", "victim", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.victim))); }},
+    {"init", "engine", "init", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.init))); }},
     {"status", "", "status", false, [](V x) { return text(to_string(x.r.result.status)); }},
     {"size", "results", "size", false, [](V x) { return count(x.r.result.counts.nodes); }},
     {"tree_depth", "results", "depth", false, [](V x) { return count(x.r.result.counts.max_depth); }},
@@ -125,7 +185,7 @@ const Column kRun[] = {
     {"idle_seconds", "aggregates", "idle_seconds", false, [](V x) { return real(x.agg.idle_seconds); }},
     {"verified", "", "verified", false, [](V x) { return opt(x.r.verified); }},
     {nullptr, "", "verify_skipped", true, [](V x) { return when(x.r.verify_skipped, text("partial run")); }},
-    {"openmp_runtime", "machine", "openmp_runtime", false, [](V x) { return text(x.r.machine.openmp_runtime); }},
+    {"openmp_runtime", "build", "openmp_runtime", false, [](V x) { return text(x.r.machine.openmp_runtime); }},
     {"hostname", "machine", "hostname", false, [](V x) { return text(x.r.machine.hostname); }},
     {"protocol", "engine", "protocol", false, [](V x) { return when(!seq(x), text(std::string(x.protocol.name))); }},
     {"poll_interval", "engine", "poll_interval", false,
@@ -187,12 +247,32 @@ const Column kRun[] = {
     {nullptr, "machine", "cpu_model", false, [](V x) { return text(x.r.machine.cpu_model); }},
     {nullptr, "machine", "logical_cpus", false, [](V x) { return integer(x.r.machine.logical_cpus); }},
     {nullptr, "machine", "sha_ni", false, [](V x) -> Cell { return x.r.machine.sha_ni; }},
-    {nullptr, "machine", "openmp_version", false, [](V x) { return integer(x.r.machine.openmp_version); }},
+    {nullptr, "build", "openmp_version", false, [](V x) { return integer(x.r.machine.openmp_version); }},
     {nullptr, "machine", "omp_places", false, [](V x) { return text(x.r.machine.omp_places); }},
     {nullptr, "machine", "omp_proc_bind", false, [](V x) { return text(x.r.machine.omp_proc_bind); }},
-    {nullptr, "machine", "compiler", false, [](V x) { return text(x.r.machine.compiler); }},
-    {nullptr, "machine", "build_type", false, [](V x) { return text(x.r.machine.build_type); }},
-    {nullptr, "machine", "cryptopp_version", false, [](V x) { return text(x.r.machine.cryptopp_version); }},
+    {nullptr, "build", "cryptopp_version", false, [](V x) { return text(x.r.machine.cryptopp_version); }},
+    // Provenance (issue 19), appended: CSV columns keep their order.
+    {nullptr, "build", "version", false, [](V x) { return text(x.r.machine.uts_version); }},
+    {"commit", "build", "commit", false, [](V x) { return text(x.r.machine.commit); }},
+    {"commit_dirty", "build", "commit_dirty", false, [](V x) -> Cell { return x.r.machine.commit_dirty; }},
+    {"build_type", "build", "build_type", false, [](V x) { return text(x.r.machine.build_type); }},
+    {"compiler", "build", "compiler", false, [](V x) { return text(x.r.machine.compiler); }},
+    {"compiler_flags", "build", "compiler_flags", false, [](V x) { return text(x.r.machine.compiler_flags); }},
+    {"openmp_library", "build", "openmp_library", false,
+     [](V x) { return when(!x.r.machine.openmp_library.empty(), text(x.r.machine.openmp_library)); }},
+    {"mpi_library", "build", "mpi_library", false,
+     [](V x) { return when(!x.r.machine.mpi_library.empty(), text(x.r.machine.mpi_library)); }},
+    {"command_line", nullptr, nullptr, false, [](V x) { return text(shell_quoted(x.r.command_line)); }},
+    {"hosts", nullptr, nullptr, false, [](V x) { return text(hosts_of(x)); }},
+    {"topology", nullptr, nullptr, false, [](V x) { return text(x.r.result.topology.text()); }},
+    {"bind", "placement", "bind", false, [](V x) { return text(to_string(x.r.engine.bind.policy)); }},
+    {"smt", "placement", "smt", false, [](V x) -> Cell { return x.r.engine.bind.smt; }},
+    {"oversubscribed", "placement", "oversubscribed", false, [](V x) -> Cell { return x.placement.oversubscribed; }},
+    {"pus_available", "placement", "pus_available", false, [](V x) { return integer(x.placement.pus_available); }},
+    {"pus_used", "placement", "pus_used", false, [](V x) { return integer(x.placement.pus_used); }},
+    {"placement", nullptr, nullptr, false, [](V x) { return text(placement_list(x)); }},
+    {"preset_base", "parameters", "preset_base", false,
+     [](V x) { return when(!x.r.preset_base.empty(), text(x.r.preset_base)); }},
     // clang-format on
 };
 
@@ -227,6 +307,28 @@ const RowColumn kThread[] = {
     {"remote_steal_attempts", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_attempts)); }},
     {"remote_steals", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steals)); }},
     {"remote_steal_nodes", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_nodes)); }},
+    // clang-format on
+};
+
+const ThreadPlace& pl(V x, I i) { return x.r.result.places[i]; }
+Cell known(int v) { return v >= 0 ? integer(v) : kAbsent; }
+const char* host_of_thread(V x, I i) {
+  const auto per_rank = static_cast<I>(x.threads > 0 ? x.threads : 1);
+  const auto& ranks = x.r.result.rank_places;
+  return i / per_rank < ranks.size() ? ranks[i / per_rank].host : "";
+}
+
+const RowColumn kPlace[] = {
+    // clang-format off
+    {"thread", false, [](V, I i) { return count(i); }},
+    {"rank", true, [](V x, I i) { return when(mpi(x) && !seq(x), count(i / static_cast<I>(x.threads))); }},
+    {"rank_thread", true, [](V x, I i) { return when(mpi(x) && !seq(x), count(i % static_cast<I>(x.threads))); }},
+    {"host", false, [](V x, I i) { return text(host_of_thread(x, i)); }},
+    {"pu", false, [](V x, I i) { return known(pl(x, i).pu); }},
+    {"core", false, [](V x, I i) { return known(pl(x, i).core); }},
+    {"numa", false, [](V x, I i) { return known(pl(x, i).numa); }},
+    {"package", false, [](V x, I i) { return known(pl(x, i).package); }},
+    {"bound_to", false, [](V x, I i) { return pl(x, i).bound_pus > 0 ? text(pl(x, i).bound_to) : kAbsent; }},
     // clang-format on
 };
 
@@ -294,6 +396,7 @@ std::span<const Column> run_columns() { return kRun; }
 std::span<const RowColumn> thread_columns() { return kThread; }
 std::span<const RowColumn> domain_columns() { return kDomain; }
 std::span<const RowColumn> rank_columns() { return kRank; }
+std::span<const RowColumn> place_columns() { return kPlace; }
 
 std::string csv_cell(const Cell& c) { return render_cell(c, "", csv_field); }
 std::string json_cell(const Cell& c) { return render_cell(c, "null", fmt::json_string); }

@@ -27,7 +27,8 @@ struct Column {
 };
 
 // One record of a run, in CSV column order. JSON groups: parameters, engine,
-// engine.not_applicable, results, expected, timing, aggregates, machine.
+// engine.not_applicable, results, expected, timing, aggregates, machine,
+// build, placement.
 std::span<const Column> run_columns();
 
 // Fields of the per-thread, per-domain and per-rank JSON arrays: each reads
@@ -40,6 +41,7 @@ struct RowColumn {
 std::span<const RowColumn> thread_columns();
 std::span<const RowColumn> domain_columns();  // with the DomainAggregates of the record
 std::span<const RowColumn> rank_columns();
+std::span<const RowColumn> place_columns();  // placement.threads: one per thread (rank-major)
 
 std::string csv_cell(const Cell& c);
 std::string json_cell(const Cell& c);

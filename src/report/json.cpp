@@ -22,7 +22,7 @@ void members(std::ostringstream& s, const RecordView& x, std::string_view group,
 }
 
 void object(std::ostringstream& s, const RecordView& x, std::string_view group, bool& first,
-            std::string_view nested = "") {
+            std::string_view nested = "", const std::string& extra = "") {
   s << (first ? "" : ",") << fmt::json_string(std::string(group)) << ":{";
   bool inner = true;
   members(s, x, group, inner);
@@ -33,8 +33,41 @@ void object(std::ostringstream& s, const RecordView& x, std::string_view group, 
     members(s, x, sub, deepest);
     s << "}";
   }
+  if (!extra.empty()) s << (inner ? "" : ",") << extra;
   s << "}";
   first = false;
+}
+
+std::string string_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    out += fmt::json_string(items[i]);
+  }
+  out += ']';
+  return out;
+}
+
+// machine.hosts and machine.topology.
+std::string machine_extra(const RecordView& x) {
+  std::vector<std::string> hosts;
+  for (const RankPlace& r : x.r.result.rank_places) hosts.emplace_back(r.host);
+  const TopologySummary& t = x.r.result.topology;
+  std::ostringstream s;
+  s << "\"hosts\":" << string_array(hosts) << ",\"topology\":";
+  if (!t.loaded) {
+    s << "null";
+    return s.str();
+  }
+  s << "{\"packages\":" << t.packages << ",\"numa_nodes\":" << t.numa_nodes << ",\"cores\":" << t.cores
+    << ",\"pus\":" << t.pus << ",\"summary\":" << fmt::json_string(t.text()) << ",\"caches\":[";
+  for (std::size_t i = 0; i < t.caches.size(); ++i) {
+    const CacheLevel& c = t.caches[i];
+    s << (i ? "," : "") << "{\"level\":" << c.level << ",\"type\":" << fmt::json_string(c.type)
+      << ",\"size\":" << c.size << ",\"count\":" << c.count << "}";
+  }
+  s << "]}";
+  return s.str();
 }
 
 void rows(std::ostringstream& s, const RecordView& x, std::span<const RowColumn> columns, std::size_t n) {
@@ -99,7 +132,13 @@ std::string render_json(const RunReport& r) {
     s << ",\"ranks\":";
     rows(s, x, rank_columns(), res.ranks.size());
   }
-  object(s, x, "machine", first);
+  object(s, x, "machine", first, "", machine_extra(x));
+  object(s, x, "build", first);
+  s << ",\"command_line\":" << string_array(r.command_line);
+  std::ostringstream threads;
+  threads << "\"threads\":";
+  rows(threads, x, place_columns(), res.places.size());
+  object(s, x, "placement", first, "", threads.str());
   s << "}\n";
   return s.str();
 }

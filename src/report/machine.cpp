@@ -6,10 +6,16 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 
 #include "uts_build_config.hpp"
+#include "uts_commit.hpp"
+#if UTS_HAVE_MPI
+#include <mpi.h>
+#endif
 
 namespace uts {
 
@@ -29,6 +35,31 @@ std::string cpu_model() {
     }
   }
   return "unknown";
+}
+
+// The shared object that defines omp_get_num_threads, resolved to its file.
+std::string openmp_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&omp_get_num_threads), &info) == 0 || !info.dli_fname) return "";
+  char resolved[4096];
+  if (realpath(info.dli_fname, resolved)) return resolved;
+  return info.dli_fname;
+}
+
+std::string mpi_library() {
+#if UTS_HAVE_MPI
+  // Allowed before MPI_Init (MPI 3.0, section 8.1.1).
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "unknown";
+  std::string s(text, static_cast<std::size_t>(len > 0 ? len : 0));
+  const auto end = s.find_first_of("\n\r");
+  s = s.substr(0, end);
+  while (!s.empty() && (s.back() == ' ' || s.back() == ',' || s.back() == '\0')) s.pop_back();
+  return s;
+#else
+  return "";
+#endif
 }
 }  // namespace
 
@@ -50,6 +81,16 @@ MachineInfo collect_machine_info() {
   m.build_type = UTS_BUILDTYPE;
   m.cryptopp_version = std::to_string(CRYPTOPP_VERSION);
   m.uts_version = UTS_VERSION;
+  std::string commit = UTS_COMMIT;
+  const std::string dirty = "-dirty";
+  if (commit.size() > dirty.size() && commit.compare(commit.size() - dirty.size(), dirty.size(), dirty) == 0) {
+    m.commit_dirty = true;
+    commit.resize(commit.size() - dirty.size());
+  }
+  m.commit = commit.empty() ? "unknown" : commit;
+  m.compiler_flags = UTS_COMPILER_FLAGS;
+  m.openmp_library = openmp_library();
+  m.mpi_library = mpi_library();
   char stamp[32] = {};
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
@@ -57,6 +98,11 @@ MachineInfo collect_machine_info() {
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
   m.timestamp_utc = stamp;
   return m;
+}
+
+std::string version_line(const MachineInfo& m) {
+  return "uts " + m.uts_version + " (commit " + m.commit + (m.commit_dirty ? "-dirty" : "") + ", " + m.build_type +
+         ", " + m.compiler + ", " + m.openmp_runtime + ", " + (UTS_HAVE_MPI ? "with MPI" : "without MPI") + ")";
 }
 
 }  // namespace uts

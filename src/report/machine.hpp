@@ -15,9 +15,17 @@ struct MachineInfo {
   int openmp_version = 0;      // _OPENMP
   std::string omp_places, omp_proc_bind;
   std::string compiler, build_type, cryptopp_version, uts_version;
+  std::string commit;          // 40 hex digits, or "unknown" (built outside git)
+  bool commit_dirty = false;   // tracked files differed from the commit at build time
+  std::string compiler_flags;  // what Meson's options put on the compile line
+  std::string openmp_library;  // the runtime's shared object, resolved ("" if static or unknown)
+  std::string mpi_library;     // MPI_Get_library_version's first line; "" in a build without MPI
   std::string timestamp_utc;
 };
 
 MachineInfo collect_machine_info();
+
+// "uts 1.0.0 (commit 0123...[-dirty], release, gcc 12.2.0, with MPI)": --version.
+std::string version_line(const MachineInfo& m);
 
 }  // namespace uts

@@ -92,7 +92,43 @@ std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int ver
   return o.str();
 }
 
-std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const MachineInfo& m) {
+namespace {
+
+std::string pool_placement_list(const PoolResult& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.places.size(); ++i) {
+    if (i) out += ' ';
+    out += std::to_string(i);
+    out += ':';
+    out += r.places[i].pu >= 0 ? std::to_string(r.places[i].pu) : std::string("?");
+  }
+  return out;
+}
+
+std::string csv_text(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string joined_words(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
+                             const std::vector<std::string>& command_line) {
   std::ostringstream o;
   const Totals tot = totals(r);
   o << "{\"uts_version\":\"" << m.uts_version << "\",\"workload\":\"pool\"";
@@ -139,7 +175,26 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
     o << "]}";
   }
   o << "],\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"logical_cpus\":" << m.logical_cpus
-    << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\"}}\n";
+    << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\""
+    << ",\"topology\":" << json_string(r.topology.text()) << "}";
+  o << ",\"build\":{\"version\":" << json_string(m.uts_version) << ",\"commit\":" << json_string(m.commit)
+    << ",\"commit_dirty\":" << (m.commit_dirty ? "true" : "false") << ",\"build_type\":" << json_string(m.build_type)
+    << ",\"compiler\":" << json_string(m.compiler) << ",\"compiler_flags\":" << json_string(m.compiler_flags)
+    << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_library\":" << json_string(m.openmp_library)
+    << "},\"command_line\":[";
+  for (std::size_t i = 0; i < command_line.size(); ++i) o << (i ? "," : "") << json_string(command_line[i]);
+  const PlacementSummary ps = summarize_placement(r.places, r.rank_places, s.threads);
+  o << "],\"placement\":{\"bind\":" << json_string(to_string(s.bind.policy))
+    << ",\"smt\":" << (s.bind.smt ? "true" : "false") << ",\"oversubscribed\":" << (ps.oversubscribed ? "true" : "false")
+    << ",\"pus_available\":" << ps.pus_available << ",\"pus_used\":" << ps.pus_used << ",\"threads\":[";
+  for (std::size_t i = 0; i < r.places.size(); ++i) {
+    const ThreadPlace& p = r.places[i];
+    auto known = [](int v) { return v >= 0 ? std::to_string(v) : std::string("null"); };
+    o << (i ? "," : "") << "{\"thread\":" << i << ",\"pu\":" << known(p.pu) << ",\"core\":" << known(p.core)
+      << ",\"numa\":" << known(p.numa) << ",\"package\":" << known(p.package)
+      << ",\"bound_to\":" << (p.bound_pus > 0 ? json_string(p.bound_to) : std::string("null")) << "}";
+  }
+  o << "]}}\n";
   return o.str();
 }
 
@@ -147,11 +202,14 @@ std::string pool_csv_header() {
   return "uts_version,timestamp_utc,workload,threads,ops,fill,model,mix,producers,arrangement,steal,victim,"
          "remote_delay_ns,seed,trial,initial,added,removed,remaining,aborted,lost,duplicated,conserved,seconds,"
          "mean_add_us,mean_remove_us,removes_stole_pct,segments_examined_per_steal,elements_per_steal,"
-         "openmp_runtime,hostname,complete\n";
+         "openmp_runtime,hostname,complete,commit,commit_dirty,compiler,compiler_flags,command_line,bind,"
+         "oversubscribed,pus_used,placement\n";
 }
 
-std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m) {
+std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
+                                 const std::vector<std::string>& command_line) {
   std::ostringstream o;
+  const PlacementSummary ps = summarize_placement(r.places, r.rank_places, s.threads);
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const PoolTrial& t = r.trials[i];
     o << m.uts_version << "," << m.timestamp_utc << ",pool," << s.threads << "," << s.ops << "," << s.fill << ","
@@ -163,7 +221,10 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
       << (t.conserved ? "true" : "false") << "," << num(t.seconds) << "," << num(t.mean_add_us) << ","
       << num(t.mean_remove_us) << "," << num(t.removes_stole_pct) << "," << num(t.segments_per_steal) << ","
       << num(t.elements_per_steal) << "," << m.openmp_runtime << "," << m.hostname << ","
-      << (t.complete ? "true" : "false") << "\n";
+      << (t.complete ? "true" : "false") << "," << m.commit << "," << (m.commit_dirty ? "true" : "false") << ","
+      << csv_text(m.compiler) << "," << csv_text(m.compiler_flags) << "," << csv_text(joined_words(command_line))
+      << "," << to_string(s.bind.policy) << "," << (ps.oversubscribed ? "true" : "false") << "," << ps.pus_used << ","
+      << pool_placement_list(r) << "\n";
   }
   return o.str();
 }

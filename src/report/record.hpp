@@ -26,6 +26,8 @@ struct RunReport {
   bool verify_skipped = false;       // --verify on a partial run: not verified
   std::vector<std::string> ignored{};  // options a file set that do not apply (cli/applicability.cpp)
   std::string threads_from{};        // where the thread count came from
+  std::string preset_base{};         // --preset whose tree was changed by tree options (cli/options.cpp)
+  std::vector<std::string> command_line{};  // argv as given
 };
 
 // What the columns read: the report, and what is derived from it once.
@@ -39,6 +41,7 @@ struct RecordView {
   double nodes_per_sec = 0;
   int threads = 1;  // 1 for the sequential engine
   int pes = 1;      // ranks x threads
+  PlacementSummary placement;  // oversubscribed, PUs available and used
   bool has(ProtocolCounters c) const { return protocol.has(c); }
 };
 

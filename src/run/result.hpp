@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "run/locality.hpp"
+#include "run/placement.hpp"
 #include "run/stats.hpp"
 #include "run/status.hpp"
 #include "tree/counts.hpp"
@@ -28,6 +29,11 @@ struct RunResult {
   std::vector<ThreadStats> threads;  // one per thread (MPI: rank-major)
   std::optional<DomainMap> domains;  // when the run used domains
   std::vector<RankStats> ranks;      // MPI runs: one per rank
+  // Placement (run/placement.hpp): every thread's place, read at the end of
+  // the run (rank-major), every rank's host, and the topology (rank 0's).
+  std::vector<ThreadPlace> places;
+  std::vector<RankPlace> rank_places;
+  TopologySummary topology;
 };
 
 // Comparison with the expected values present; true when all present match

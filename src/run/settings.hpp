@@ -7,6 +7,7 @@
 #include <string>
 
 #include "run/locality.hpp"
+#include "run/placement.hpp"
 #include "run/policy.hpp"
 #include "sha1/batch.hpp"
 
@@ -54,6 +55,7 @@ struct EngineSettings {
   InitSpread init = InitSpread::root;
   std::uint32_t poll_interval = 1;  // protocols that poll for requests: expansions between checks (-I)
   LocalitySettings locality;
+  BindSettings bind;  // --bind, --smt
   RankSettings ranks;
   ReferenceFlags reference;
 

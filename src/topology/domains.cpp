@@ -37,6 +37,20 @@ Topology::Topology() {
   topology_ = topo;
 }
 
+Topology::Topology(const std::string& synthetic) : synthetic_(true) {
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) != 0) {
+    error_ = "hwloc_topology_init failed";
+    return;
+  }
+  if (hwloc_topology_set_synthetic(topo, synthetic.c_str()) != 0 || hwloc_topology_load(topo) != 0) {
+    hwloc_topology_destroy(topo);
+    error_ = "bad synthetic topology '" + synthetic + "'";
+    return;
+  }
+  topology_ = topo;
+}
+
 Topology::~Topology() {
   if (topology_) hwloc_topology_destroy(static_cast<hwloc_topology_t>(topology_));
 }

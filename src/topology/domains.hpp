@@ -12,7 +12,10 @@ namespace uts {
 // The hardware side, read once per run.
 class Topology {
  public:
-  Topology();  // loads the topology; never throws (a failure is remembered)
+  Topology();  // loads this machine's topology; never throws (a failure is remembered)
+  // A synthetic topology in hwloc's syntax ("pack:2 numa:1 core:4 pu:2"),
+  // for planning placements of machines one does not own (tests).
+  explicit Topology(const std::string& synthetic);
   ~Topology();
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
@@ -24,10 +27,13 @@ class Topology {
   // (unbound) or the binding cannot be read.
   int domain_of_calling_thread(DomainLevel level) const;
   int domains_at(DomainLevel level) const;
+  bool synthetic() const { return synthetic_; }
+  void* handle() const { return topology_; }  // hwloc_topology_t (topology/placement.cpp)
 
  private:
   void* topology_ = nullptr;  // hwloc_topology_t
   std::string error_;
+  bool synthetic_ = false;
 };
 
 // Virtual: thread i of P goes to domain floor(i * N / P) (contiguous blocks

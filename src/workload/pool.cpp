@@ -15,6 +15,7 @@
 #include "steal/protocol.hpp"  // RemoteDelay
 #include "steal/protocols/split/split_deque.hpp"
 #include "steal/victims/selector.hpp"
+#include "topology/placement.hpp"
 #include "workload/items.hpp"
 
 namespace uts {
@@ -33,7 +34,7 @@ using Counter = Padded<std::atomic<std::int64_t>>;
 // operation loop and search, then the conservation check and the measures.
 class Trial {
  public:
-  Trial(const PoolSettings& s, int trial)
+  Trial(const PoolSettings& s, int trial, const Placement& placement, std::vector<ThreadPlace>& places)
       : s_(s),
         trial_(trial),
         p_(s.threads),
@@ -47,7 +48,9 @@ class Trial {
         trace_(static_cast<std::size_t>(p_)),
         delay_{s.remote_delay_ns},  // every other segment is remote (its own processor's memory)
         sample_every_(std::max<std::uint64_t>(
-            1, s.ops / (static_cast<std::uint64_t>(p_) * static_cast<std::uint64_t>(s.samples)))) {
+            1, s.ops / (static_cast<std::uint64_t>(p_) * static_cast<std::uint64_t>(s.samples)))),
+        placement_(placement),
+        places_(places) {
     active_.value.store(p_);
     out_.threads.resize(static_cast<std::size_t>(p_));
   }
@@ -56,7 +59,10 @@ class Trial {
     omp_set_dynamic(0);
 #pragma omp parallel num_threads(p_)
     try {
-      thread_body(omp_get_thread_num());
+      const int id = omp_get_thread_num();
+      placement_.bind_again(id);
+      thread_body(id);
+      places_[static_cast<std::size_t>(id)] = placement_.sample();
     } catch (const std::exception& e) {
       // Out of memory or a segment past 2^30 slots: as in the engine, say why
       // and leave at once (threads cannot be unwound out of the region).
@@ -266,6 +272,8 @@ class Trial {
   Clock::time_point start_;
   const RemoteDelay delay_;
   const std::uint64_t sample_every_;
+  const Placement& placement_;
+  std::vector<ThreadPlace>& places_;
 };
 
 // The mean over the trials where the measure exists (a trial without adds
@@ -297,7 +305,12 @@ std::vector<bool> producer_map(int threads, int producers, Arrangement arrangeme
 
 PoolResult run_pool(const PoolSettings& settings) {
   PoolResult r;
-  for (int t = 0; t < settings.trials && !interrupt::requested(); ++t) r.trials.push_back(Trial(settings, t).run());
+  const Placement placement = place_team(settings.bind, settings.threads);
+  r.places.resize(static_cast<std::size_t>(settings.threads));
+  for (int t = 0; t < settings.trials && !interrupt::requested(); ++t)
+    r.trials.push_back(Trial(settings, t, placement, r.places).run());
+  r.rank_places = {placement.rank_place()};
+  r.topology = placement.summary();
   r.stop_signal = interrupt::signal_number();
   return r;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/cache_line.hpp"
+#include "run/placement.hpp"
 #include "run/policy.hpp"
 
 namespace uts {
@@ -27,6 +28,7 @@ struct PoolSettings {
   std::uint64_t remote_delay_ns = 0;  // before every access to another segment
   std::uint64_t seed = 1;
   int samples = 100;                 // segment-size samples per thread per trial (the trace)
+  BindSettings bind;                 // --bind, --smt
 };
 
 // Aligned: each thread writes its own during timed operations.
@@ -65,6 +67,9 @@ struct PoolTrial {
 struct PoolResult {
   std::vector<PoolTrial> trials;  // those run (a signal stops the rest)
   int stop_signal = 0;            // the signal that stopped the experiment, or 0
+  std::vector<ThreadPlace> places;  // where each thread ran (read at the end of the last trial)
+  std::vector<RankPlace> rank_places;
+  TopologySummary topology;
   bool complete() const { return stop_signal == 0; }
   bool conserved() const {
     for (const PoolTrial& t : trials)

@@ -91,7 +91,8 @@ def main():
     agg = rec["aggregates"]
     tally.check({"steal_success_rate", "nodes_per_steal", "node_share_variance",
                  "node_share_relative_variance"} <= set(agg), "json: aggregates")
-    tally.check({"cpu_model", "openmp_runtime", "compiler", "sha_ni"} <= set(rec["machine"]),
+    tally.check({"cpu_model", "sha_ni", "hosts", "topology"} <= set(rec["machine"]) and
+                {"openmp_runtime", "compiler", "commit", "compiler_flags"} <= set(rec["build"]),
                 "json: machine and build facts")
     tally.check(rec["parameters"]["tree"] == "geometric" and rec["engine"]["threads"] == 3,
                 "json: parameters and engine")
@@ -141,8 +142,8 @@ def main():
         tally.check(rec.get("status") == "max-nodes" and rec["expected"]["size"] == size,
                     "preset %s loads, expected size %d" % (name, size), p.stdout[:300] + p.stderr)
     p = run_uts(binary, ["--version"])
-    tally.check(p.returncode == 0 and p.stdout.startswith("uts ") and
-                (" built with MPI" in p.stdout or " built without MPI" in p.stdout), "--version (and whether MPI is in)")
+    tally.check(p.returncode == 0 and p.stdout.startswith("uts ") and "(commit " in p.stdout and
+                (" with MPI)" in p.stdout or " without MPI)" in p.stdout), "--version (commit, and whether MPI is in)")
     p = run_uts(binary, ["--help"])
     tally.check(p.returncode == 0 and "--steal" in p.stdout and "-t, --tree" in p.stdout, "--help")
     tally.check(all(f in p.stdout for f in ("-c, --chunk", "-s, --stealing", "-T N", "-i, --barrier-interval",

@@ -38,7 +38,8 @@ void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
 
 namespace {
 
-static_assert(std::is_trivially_copyable_v<ThreadStats> && std::is_trivially_copyable_v<RankStats>,
+static_assert(std::is_trivially_copyable_v<ThreadStats> && std::is_trivially_copyable_v<RankStats> &&
+                  std::is_trivially_copyable_v<ThreadPlace> && std::is_trivially_copyable_v<RankPlace>,
               "statistics are gathered as bytes");
 
 template <class T>
@@ -96,6 +97,8 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   const int status = status_out[0];
   std::vector<ThreadStats> threads_all = gather(mine.threads.data(), threads, ranks, rank);
   std::vector<RankStats> ranks_all = gather(&rs, 1, ranks, rank);
+  std::vector<ThreadPlace> places_all = gather(mine.places.data(), threads, ranks, rank);
+  std::vector<RankPlace> rank_places_all = gather(mine.rank_places.data(), 1, ranks, rank);
   std::optional<DomainMap> domains;
   if (mine.domains) domains = merge_domains(*mine.domains, threads, ranks, rank);
 
@@ -111,6 +114,8 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   out.seconds = seconds;
   out.threads = std::move(threads_all);
   out.ranks = std::move(ranks_all);
+  out.places = std::move(places_all);
+  out.rank_places = std::move(rank_places_all);
   out.domains = std::move(domains);
   return out;
 }
