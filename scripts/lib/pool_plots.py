@@ -1,22 +1,18 @@
-"""Plots of the concurrent-pool study (scripts/pool-study), drawn from its
-summary.csv, machine.json and trace-*.csv alone. Every point is the mean over
-the configuration's trials, its bar the min..max over them.
-Needs matplotlib (Debian: python3-matplotlib)."""
+"""Figures of the pool study (scripts/study pool), drawn from its
+summary.csv, machine.json and trace-*.csv alone. Every point is the median
+over the configuration's trials, its bar the 95% bootstrap percentile CI of
+that median (docs/studies.md, "Figures")."""
 import csv
 import glob
-import json
 import math
 import os
 import re
+import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_common as pc  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter, FuncFormatter  # noqa: E402
-import plot_common  # noqa: E402
-
-FORMATS = plot_common.FORMATS
 PLOTS = ("pool_mix_time", "pool_producers_time", "pool_trace", "pool_elements_per_steal",
          "pool_segments_per_steal", "pool_remote_delay")
 SEARCH_ORDER = ("linear", "random", "tree")
@@ -24,11 +20,8 @@ SEARCH_COLOR = {"linear": "tab:blue", "random": "tab:orange", "tree": "tab:green
 ARRANGEMENT_STYLE = {"contiguous": ("-", "o"), "spread": ("--", "s")}
 
 
-_save = plot_common.save
-
-
 def _read_csv(path):
-    with open(path) as f:
+    with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -45,28 +38,19 @@ def _searches(rows):
     return [s for s in SEARCH_ORDER if s in present] + sorted(present - set(SEARCH_ORDER))
 
 
-def _panels(rows, cols, width=4.8, height=3.8):
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False,
-                             constrained_layout=True)
-    return fig, axes
-
-
-def _caption(fig, meta):
-    plot_common.caption(fig, meta, below=-0.02)
-
-
 def _series(ax, pts, name, label, color=None, style=("-", "o"), log=False):
-    """pts: [(x, summary row)]; plots mean with min..max bars of measure
-    `name`, skipping points where it is undefined (blank)."""
+    """pts: [(x, summary row)]: median of measure `name` with its CI as the
+    bar, skipping points where it is undefined (no trial counted)."""
     xs, ys, lo, hi = [], [], [], []
     for x, r in sorted(pts, key=lambda p: p[0]):
-        mean = _num(r["mean_" + name])
-        if mean is None or (log and mean <= 0):
+        med = _num(r.get(name + "_median"))
+        if med is None or (log and med <= 0):
             continue
+        low, high = _num(r.get(name + "_ci_low")), _num(r.get(name + "_ci_high"))
         xs.append(x)
-        ys.append(mean)
-        lo.append(mean - _num(r["min_" + name]))
-        hi.append(_num(r["max_" + name]) - mean)
+        ys.append(med)
+        lo.append(med - low if low is not None else 0.0)
+        hi.append(high - med if high is not None else 0.0)
     if not xs:
         return False
     ax.errorbar(xs, ys, yerr=[lo, hi], label=label, color=color, linestyle=style[0], marker=style[1],
@@ -77,24 +61,22 @@ def _series(ax, pts, name, label, color=None, style=("-", "o"), log=False):
 def _finish(ax, xlabel, ylabel, title, log=False, drawn=True):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title)
     if log and drawn:
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-        # Label minor ticks 2, 3 and 5 too when the axis spans under two decades.
         lo, hi = ax.get_ylim()
-        few = lo > 0 and hi / lo < 100
-
-        def minor(y, _pos):
-            mantissa = round(y / 10 ** math.floor(math.log10(y) + 1e-9), 6)
-            return "%g" % y if few and mantissa in (2, 3, 5) else ""
-
-        ax.yaxis.set_minor_formatter(FuncFormatter(minor))
+        # Labelled ticks at 1, 2 and 5 of every decade (1 and 3 when the range spans many decades).
+        decades = range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1)
+        mant = (1, 2, 5) if hi / lo < 1e4 else (1,)
+        ticks = [m * 10.0 ** k for k in decades for m in mant if lo <= m * 10.0 ** k <= hi]
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%g" % v))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.grid(True, which="major", alpha=0.3)
     if drawn and ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8)
+        ax.legend()
     if not drawn:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.5")
+        ax.text(0.5, 0.5, "no trial measured this", ha="center", va="center", transform=ax.transAxes, color="0.5")
 
 
 def _random0(summary):
@@ -105,26 +87,51 @@ def _pc0(summary):
     return [r for r in summary if r["model"] == "producer-consumer" and _int(r["remote_delay_ns"]) == 0]
 
 
+def _caption(meta, rows, measures, extra=None):
+    ns = [r.get(m + "_n") for r in rows for m in measures]
+    lines = ["Points: median over the trials of each configuration, %s (%s, %d trials per run; trials that did "
+             "not %s are left out of that measure). Error bars: 95%% bootstrap percentile CI of the median."
+             % (pc.n_text(ns), pc.warmup_text(meta["machine"]), meta["trials"], meta["counted"](measures))]
+    if extra:
+        lines.append(extra)
+    lines.append(meta["threads_line"](rows))
+    lines.append(pc.machine_line(meta["machine"], None, {r.get("bind") for r in rows}))
+    return lines
+
+
+def _counted(measures):
+    kinds = []
+    for m in measures:
+        if m == "add_us":
+            kinds.append("add")
+        elif m == "remove_us":
+            kinds.append("remove")
+        elif m in ("segments_per_steal", "elements_per_steal"):
+            kinds.append("steal")
+    return " or ".join(sorted(set(kinds))) or "run"
+
+
 def plot_mix_time(summary, out_dir, meta):
     rows = _random0(summary)
-    fig, axes = _panels(1, 2)
+    fig, axes = pc.panels(2, width=4.8, height=3.8)
     for ax, (name, what) in zip(axes[0], (("add_us", "add"), ("remove_us", "remove"))):
         drawn = False
         for s in _searches(rows):
             pts = [(_int(r["mix"]), r) for r in rows if r["victim"] == s]
             drawn |= _series(ax, pts, name, s + " search", SEARCH_COLOR.get(s), log=True)
         ax.set_xticks(sorted({_int(r["mix"]) for r in rows}) or [0, 100])
-        _finish(ax, "job mix: adds (% of operations)", "mean %s time (us)" % what,
-                "Random model: mean %s time" % what, log=True, drawn=drawn)
-    fig.suptitle("Mean operation time against the job mix (%s)" % meta["params"], fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_mix_time")
+        _finish(ax, "job mix: adds (% of operations)", "mean %s time per trial (µs, log scale)" % what,
+                "Random model: %s time" % what, log=True, drawn=drawn)
+    fig.suptitle("Operation time against the job mix (%s)" % meta["params"], fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, _caption(meta, rows, ["add_us", "remove_us"]))
+    return pc.save(fig, out_dir, "pool_mix_time")
 
 
 def plot_producers_time(summary, out_dir, meta):
     rows = _pc0(summary)
     searches = _searches(rows) or list(SEARCH_ORDER)
-    fig, axes = _panels(2, len(searches))
+    fig, axes = pc.panels(len(searches), rows=2, width=4.6, height=3.4)
     for col, s in enumerate(searches):
         for row, (name, what) in enumerate((("add_us", "add"), ("remove_us", "remove"))):
             ax = axes[row][col]
@@ -134,12 +141,13 @@ def plot_producers_time(summary, out_dir, meta):
                 drawn |= _series(ax, pts, name, a, SEARCH_COLOR.get(s) if a == "contiguous" else "tab:red",
                                  style, log=True)
             ax.set_xticks(sorted({_int(r["producers"]) for r in rows}) or [1])
-            _finish(ax, "producers", "mean %s time (us)" % what, "%s search: %s" % (s, what), log=True,
-                    drawn=drawn)
-    fig.suptitle("Producer/consumer model: mean operation time against producers, contiguous vs spread (%s)"
-                 % meta["params"], fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_producers_time")
+            _finish(ax, "producers", "mean %s time per trial (µs, log scale)" % what, "%s search: %s" % (s, what),
+                    log=True, drawn=drawn)
+    fig.suptitle("Producer/consumer model: operation time against producers, contiguous vs spread (%s)"
+                 % meta["params"], fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, _caption(meta, rows, ["add_us", "remove_us"]))
+    return pc.save(fig, out_dir, "pool_producers_time")
 
 
 def producer_map(threads, producers, arrangement):
@@ -155,8 +163,10 @@ def plot_trace(out_dir, meta):
         m = re.match(r"trace-(\w+)-(contiguous|spread)-(\d+)\.csv$", os.path.basename(path))
         if m:
             found[(m.group(1), m.group(2))] = (int(m.group(3)), path)
-    searches = [s for s in SEARCH_ORDER if any(k[0] == s for k in found)] or ["linear", "tree"]
-    fig, axes = _panels(len(searches), 2, width=6.0, height=3.6)
+    if not found:
+        return []
+    searches = [s for s in SEARCH_ORDER if any(k[0] == s for k in found)]
+    fig, axes = pc.panels(2, rows=len(searches), width=6.0, height=3.4)
     threads = meta.get("threads")
     for row, s in enumerate(searches):
         for col, a in enumerate(("contiguous", "spread")):
@@ -176,7 +186,7 @@ def plot_trace(out_dir, meta):
             p = threads or (max(samples) + 1 if samples else 0)
             producers = producer_map(p, k, a)
             grey_labelled = False
-            for t in sorted(samples, key=lambda t: (t not in producers, t)):  # producers first in the legend
+            for t in sorted(samples, key=lambda t: (t not in producers, t)):
                 xs = [x for x, _ in samples[t]]
                 ys = [y for _, y in samples[t]]
                 if t in producers:
@@ -187,15 +197,18 @@ def plot_trace(out_dir, meta):
                     grey_labelled = True
             _finish(ax, "time since the trial started (ms)", "items in segment",
                     "%s search, %d %s producers (trial 0)" % (s, k, a), drawn=bool(samples))
-    fig.suptitle("Segment sizes over time, one line per segment (%s)" % meta["params"], fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_trace")
+    fig.suptitle("Segment sizes over time, one line per segment (%s)" % meta["params"], fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, ["One trial (trial 0 of the first measured run of each configuration), every sample uts "
+                     "--trace took: no statistic, no error bars.", meta["threads_line"]([]),
+                     pc.machine_line(meta["machine"])])
+    return pc.save(fig, out_dir, "pool_trace")
 
 
 def plot_elements_per_steal(summary, out_dir, meta):
     rows = _pc0(summary)
     searches = _searches(rows) or list(SEARCH_ORDER)
-    fig, axes = _panels(1, len(searches))
+    fig, axes = pc.panels(len(searches), width=4.6, height=3.6)
     for ax, s in zip(axes[0], searches):
         drawn = False
         for a, style in ARRANGEMENT_STYLE.items():
@@ -203,15 +216,15 @@ def plot_elements_per_steal(summary, out_dir, meta):
             drawn |= _series(ax, pts, "elements_per_steal", a,
                              SEARCH_COLOR.get(s) if a == "contiguous" else "tab:red", style, log=True)
         ax.set_xticks(sorted({_int(r["producers"]) for r in rows}) or [1])
-        _finish(ax, "producers", "items per steal", "%s search" % s, log=True, drawn=drawn)
-    fig.suptitle("Producer/consumer model: items taken per steal (trials that stole; %s)" % meta["params"],
-                 fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_elements_per_steal")
+        _finish(ax, "producers", "items per steal (log scale)", "%s search" % s, log=True, drawn=drawn)
+    fig.suptitle("Producer/consumer model: items taken per steal (%s)" % meta["params"], fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, _caption(meta, rows, ["elements_per_steal"]))
+    return pc.save(fig, out_dir, "pool_elements_per_steal")
 
 
 def plot_segments_per_steal(summary, out_dir, meta):
-    fig, axes = _panels(1, 2, width=5.6)
+    fig, axes = pc.panels(2, width=5.6, height=3.8)
     rows = _random0(summary)
     ax = axes[0][0]
     drawn = False
@@ -219,84 +232,89 @@ def plot_segments_per_steal(summary, out_dir, meta):
         pts = [(_int(r["mix"]), r) for r in rows if r["victim"] == s]
         drawn |= _series(ax, pts, "segments_per_steal", s + " search", SEARCH_COLOR.get(s), log=True)
     ax.set_xticks(sorted({_int(r["mix"]) for r in rows}) or [0, 100])
-    _finish(ax, "job mix: adds (% of operations)", "segments examined per steal", "Random model", log=True,
-            drawn=drawn)
-    rows = _pc0(summary)
+    _finish(ax, "job mix: adds (% of operations)", "segments examined per steal (log scale)", "Random model",
+            log=True, drawn=drawn)
+    rows2 = _pc0(summary)
     ax = axes[0][1]
     drawn = False
-    for s in _searches(rows):
+    for s in _searches(rows2):
         for a, style in ARRANGEMENT_STYLE.items():
-            pts = [(_int(r["producers"]), r) for r in rows if r["victim"] == s and r["arrangement"] == a]
+            pts = [(_int(r["producers"]), r) for r in rows2 if r["victim"] == s and r["arrangement"] == a]
             drawn |= _series(ax, pts, "segments_per_steal", "%s, %s" % (s, a), SEARCH_COLOR.get(s), style, log=True)
-    ax.set_xticks(sorted({_int(r["producers"]) for r in rows}) or [1])
-    _finish(ax, "producers", "segments examined per steal", "Producer/consumer model", log=True, drawn=drawn)
-    fig.suptitle("Segments examined per successful steal, by search (trials that stole; %s)" % meta["params"],
-                 fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_segments_per_steal")
+    ax.set_xticks(sorted({_int(r["producers"]) for r in rows2}) or [1])
+    _finish(ax, "producers", "segments examined per steal (log scale)", "Producer/consumer model", log=True,
+            drawn=drawn)
+    fig.suptitle("Segments examined per successful steal, by search (%s)" % meta["params"], fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, _caption(meta, rows + rows2, ["segments_per_steal"]))
+    return pc.save(fig, out_dir, "pool_segments_per_steal")
 
 
-def _delay_rows(summary, study):
-    model = (study or {}).get("delay_model")
-    if model:
-        return [r for r in summary if r["model"] == model["model"]
-                and _int(r["mix"]) == model.get("mix") and _int(r["producers"]) == model.get("producers")
-                and (r["arrangement"] or None) == model.get("arrangement")]
-    # No study facts: the configuration run at more than one delay.
-    by = {}
-    for r in summary:
-        by.setdefault((r["model"], r["mix"], r["producers"], r["arrangement"]), []).append(r)
-    swept = [rs for rs in by.values() if len({r["remote_delay_ns"] for r in rs}) > 1]
-    return swept[0] if swept else []
+def _delay_rows(summary, definition):
+    model = (definition or {}).get("delay_model")
+    if not model:
+        return []
+    return [r for r in summary if r["model"] == model["model"]
+            and _int(r["mix"]) == model.get("mix") and _int(r["producers"]) == model.get("producers")
+            and (r["arrangement"] or None) == model.get("arrangement")]
+
+
+def _delay_text(ns):
+    return "0" if ns == 0 else ("%g µs" % (ns / 1000.0) if ns >= 1000 else "%d ns" % ns)
 
 
 def plot_remote_delay(summary, out_dir, meta):
-    rows = _delay_rows(summary, meta.get("study"))
+    rows = _delay_rows(summary, meta["definition"])
     delays = sorted({_int(r["remote_delay_ns"]) for r in rows})
+    if len(delays) < 2:
+        return []
     pos = {d: i for i, d in enumerate(delays)}
-    fig, axes = _panels(1, 3)
-    for ax, (name, ylabel, log) in zip(axes[0], (("remove_us", "mean remove time (us)", True),
-                                                 ("add_us", "mean add time (us)", True),
-                                                 ("segments_per_steal", "segments examined per steal", True))):
+    fig, axes = pc.panels(3, width=4.6, height=3.8)
+    for ax, (name, ylabel) in zip(axes[0], (("remove_us", "mean remove time per trial (µs, log scale)"),
+                                            ("add_us", "mean add time per trial (µs, log scale)"),
+                                            ("segments_per_steal", "segments examined per steal (log scale)"))):
         drawn = False
         for s in _searches(rows):
             pts = [(pos[_int(r["remote_delay_ns"])], r) for r in rows if r["victim"] == s]
-            drawn |= _series(ax, pts, name, s + " search", SEARCH_COLOR.get(s), log=log)
+            drawn |= _series(ax, pts, name, s + " search", SEARCH_COLOR.get(s), log=True)
         ax.set_xticks(range(len(delays)))
-        ax.set_xticklabels([str(d) for d in delays])
-        _finish(ax, "remote delay per probe and claim (ns)", ylabel, ylabel[0].upper() + ylabel[1:], log=log,
-                drawn=drawn)
-    model = (meta.get("study") or {}).get("delay_model") or {}
+        ax.set_xticklabels([_delay_text(d) for d in delays])
+        _finish(ax, "remote delay per probe and claim (evenly spaced)", ylabel, ylabel.split(" (")[0].capitalize(),
+                log=True, drawn=drawn)
+    model = meta["definition"].get("delay_model") or {}
     what = ("random model, %d%% adds" % model["mix"] if model.get("model") == "random" else
             "%d %s producers" % (model["producers"], model["arrangement"]) if model else "")
-    fig.suptitle("Remote-delay sweep (%s; %s)" % (what, meta["params"]), fontsize=11)
-    _caption(fig, meta)
-    return _save(fig, out_dir, "pool_remote_delay")
+    fig.suptitle("Remote-delay sweep (%s; %s)" % (what, meta["params"]), fontsize=10)
+    fig.tight_layout()
+    pc.caption(fig, _caption(meta, rows, ["remove_us", "add_us", "segments_per_steal"]))
+    return pc.save(fig, out_dir, "pool_remote_delay")
 
 
-def _meta(out_dir):
-    meta = {"params": "", "machine_line": ""}
-    try:
-        with open(os.path.join(out_dir, "machine.json")) as f:
-            m = json.load(f)
-    except (OSError, ValueError):
-        return meta
-    study = m.get("study") or {}
-    meta["study"] = study
-    meta["threads"] = study.get("threads")
-    if study:
-        meta["params"] = "%d threads, %d ops, %d items, %d trials, steal %s" % (
-            study["threads"], study["ops"], study["fill"], study["trials"], study["steal"])
-    meta["machine_line"] = "%s, %d usable CPUs, %s, %s; commit %s" % (
-        m.get("cpu_model"), len(m.get("usable_cpus") or []), m.get("compiler"), m.get("openmp_runtime"),
-        (m.get("commit") or "")[:12])
+def _meta(machine, summary):
+    d = machine.get("definition") or {}
+    meta = {"machine": machine, "definition": d, "threads": d.get("threads"), "trials": d.get("trials") or 0,
+            "counted": _counted}
+    meta["params"] = "%s threads, %s ops, %s items, %s trials per run, steal %s" % (
+        d.get("threads"), d.get("ops"), d.get("fill"), d.get("trials"), d.get("steal"))
+
+    def threads_line(rows):
+        rows = rows or summary
+        over = {r.get("oversubscribed") for r in rows}
+        used = [int(r["pus_used"]) for r in rows if r.get("pus_used")]
+        text = "%s threads per run" % d.get("threads")
+        if used:
+            text += " on %d PUs" % max(used)
+        if "true" in over:
+            text += ": oversubscribed (more threads than PUs available; a waiting thread yields)"
+        return text + "."
+    meta["threads_line"] = threads_line
     return meta
 
 
-def plot_all(out_dir):
-    """Draws every plot of PLOTS into out_dir; returns the files written."""
+def plot_all(out_dir, machine):
+    """Every pool figure the data supports; returns the files written."""
     summary = _read_csv(os.path.join(out_dir, "summary.csv"))
-    meta = _meta(out_dir)
+    meta = _meta(machine, summary)
     files = []
     files += plot_mix_time(summary, out_dir, meta)
     files += plot_producers_time(summary, out_dir, meta)
@@ -305,11 +323,3 @@ def plot_all(out_dir):
     files += plot_segments_per_steal(summary, out_dir, meta)
     files += plot_remote_delay(summary, out_dir, meta)
     return files
-
-
-if __name__ == "__main__":
-    # Redraw a finished study's plots: python3 scripts/lib/pool_plots.py DIR
-    import sys
-    if len(sys.argv) != 2:
-        sys.exit("usage: pool_plots.py STUDY_DIR")
-    print("\n".join(plot_all(sys.argv[1])))

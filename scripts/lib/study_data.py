@@ -1,87 +1,58 @@
-"""Scaling-study data: study definitions, the runs.csv and summary.csv
-formats, and the summary computation. Standard library only."""
+"""Scaling and hierarchy studies' data: the runs.csv and summary.csv
+columns, the study-file value formats, and the summary (scripts/lib/stats.py:
+median, mean, sd, CV, bootstrap CI of the median; speedups with paired
+bootstrap CIs; efficiency over the PUs the runs really used)."""
 import csv
 import os
-import statistics
+import sys
 
-from study_common import write_csv  # noqa: F401  (the studies' CSV writer, re-exported)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+from study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus  # noqa: E402
 
-# One row per run. Stable column order: scripts and papers parse it.
-RUN_COLUMNS = [
-    "tree", "threads", "steal", "victim", "init", "rep", "pinning",
+# One row per run (warm-up runs included, warmup=1). What uts reports it ran
+# with, so axes left to uts's defaults are recorded too; empty where a value
+# does not apply (steal columns of a --sequential run, request columns of
+# other protocols, locality columns of runs without domains, global columns
+# of runs without mpirun). threads is per rank; pes = ranks x threads.
+RUN_COLUMNS = RUN_ID_COLUMNS + [
+    "tree", "engine", "threads", "ranks", "pes",
+    "protocol", "steal", "victim", "init", "domains", "remote_delay_ns",
     "seconds", "nodes_per_sec", "size", "depth", "leaves", "checksum",
     "steal_attempts", "steals", "nodes_stolen", "deques_examined", "shares", "reclaims",
     "steal_success_rate", "nodes_per_steal", "deques_examined_per_steal",
     "node_share_variance", "node_share_relative_variance", "idle_seconds", "thread_nodes",
-    # Added with the protocol axis, at the end so earlier columns keep their place. The request
-    # statistics are empty except for --protocol request; shares and reclaims may be empty too.
-    "protocol", "requests_sent", "requests_answered", "requests_refused", "requests_withdrawn",
-    "mean_request_wait_seconds",
-    # Added with the locality axes (domains, remote_delay), at the end likewise. remote_delay_ns is
-    # what uts ran with (0 without --remote-delay). The domain columns are empty when the run used
-    # no domains (no --victim hier, --domains or nonzero --remote-delay); steal_local and
-    # steal_remote are empty except for --victim hier. domain_nodes: each domain's nodes, `;`-joined.
-    "domains", "domain_count", "remote_delay_ns", "steal_local", "steal_remote",
+    "requests_sent", "requests_answered", "requests_refused", "requests_withdrawn", "mean_request_wait_seconds",
+    "domain_count", "steal_local", "steal_remote",
     "local_steal_attempts", "local_steals", "local_steal_nodes",
     "remote_steal_attempts", "remote_steals", "remote_steal_nodes",
     "domain_node_share_variance", "domain_nodes",
-    # Added with the ranks axis (MPI), at the end likewise. ranks: MPI ranks the run used (1 for a
-    # run without mpirun); pes: ranks x threads (threads is per rank). The global columns sum the
-    # JSON `ranks` array (steals between ranks: requests sent, steals, nodes received); empty for a
-    # run without mpirun.
-    "ranks", "pes", "global_requests_sent", "global_steals", "global_nodes_stolen",
-]
+    "global_requests_sent", "global_steals", "global_nodes_stolen",
+] + PLACEMENT_COLUMNS
 
-SUMMARY_COLUMNS = [
-    "tree", "steal", "victim", "init", "threads", "runs",
-    "median_seconds", "min_seconds", "max_seconds", "median_nodes_per_sec",
-    "speedup", "speedup_min", "speedup_max", "efficiency",
-    "median_steal_success_rate", "median_nodes_per_steal", "median_deques_examined_per_steal",
-    "median_node_share_relative_variance",
-    "protocol",  # added with the protocol axis, at the end so earlier columns keep their place
-    # Added with the locality axes, at the end likewise: medians over the cell's runs, empty when its
-    # runs used no domains; nodes per remote steal over the runs that made a remote steal.
-    "domains", "remote_delay_ns",
-    "median_remote_steals", "median_remote_steal_nodes", "median_local_steals",
-    "median_nodes_per_remote_steal", "median_domain_node_share_variance",
-    # Added with the ranks axis, at the end likewise: a cell per ranks value too; speedup is then
-    # against 1 PE (1 rank, 1 thread) and efficiency is speedup / pes. The global medians are empty
-    # for runs without mpirun.
-    "ranks", "pes", "median_global_requests_sent", "median_global_steals", "median_global_nodes_stolen",
-]
+CELL_COLUMNS = ["cell", "tree", "engine", "threads", "ranks", "pes", "protocol", "steal", "victim", "init",
+                "domains", "remote_delay_ns"]
+TIME_COLUMNS = ["seconds_" + c for c in stats.summary_columns()]
+CI = ("median", "ci_low", "ci_high")
+SPEEDUPS = ("1pe", "seq")
+# Medians (with bootstrap CIs of the median) of these per-run measures.
+METRICS = ["nodes_per_sec", "steal_success_rate", "nodes_per_steal", "deques_examined_per_steal",
+           "node_share_relative_variance", "local_steals", "remote_steals", "nodes_per_remote_steal",
+           "domain_node_share_variance", "global_requests_sent", "global_steals", "global_nodes_stolen"]
+SUMMARY_COLUMNS = (CELL_COLUMNS + TIME_COLUMNS
+                   + ["%s_%s" % (w, b) for s in SPEEDUPS for w in ("speedup_vs", "efficiency_vs")
+                      for b in (s, s + "_ci_low", s + "_ci_high")]
+                   + ["speedup_vs_1pe_n", "speedup_vs_seq_n", "speedup_ci_method",
+                      "bind", "pus_used", "pus_available", "oversubscribed", "placement_source"]
+                   + ["%s_%s" % (m, c) for m in METRICS for c in CI])
+# The speedup/efficiency column names, in the order SUMMARY_COLUMNS has them.
+SPEEDUP_COLUMNS = {s: ("speedup_vs_" + s, "speedup_vs_%s_ci_low" % s, "speedup_vs_%s_ci_high" % s) for s in SPEEDUPS}
+EFFICIENCY_COLUMNS = {s: ("efficiency_vs_" + s, "efficiency_vs_%s_ci_low" % s, "efficiency_vs_%s_ci_high" % s)
+                      for s in SPEEDUPS}
 
-# The axes of a study besides tree and threads, in the order cells are keyed and labelled.
+# The policy axes, in the order cells are keyed and labelled.
 POLICY_KEYS = ("protocol", "steal", "victim", "init", "domains", "remote_delay_ns")
-
-# How a label names an axis: key=value, or these for the locality axes.
-_LABEL_FORMATS = {"domains": "domains=%s", "remote_delay_ns": "delay=%sns"}
-
-# Studies written before the protocol axis ran the split deque, the only protocol then.
-LEGACY_PROTOCOL = "split"
-
-
-def read_key_values(path):
-    """`key = value` lines, `#` comments; returns a dict of strings. A
-    `[section]` line starts keys meant for another reader (such as the
-    `[quick]` part of a file that scripts/hierarchy-study reads too): they
-    are skipped up to the end of the file."""
-    values = {}
-    with open(path) as f:
-        in_section = False
-        for number, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            if line.startswith("[") and line.endswith("]"):
-                in_section = True
-                continue
-            if in_section:
-                continue
-            if "=" not in line:
-                raise ValueError("%s:%d: expected 'key = value'" % (path, number))
-            key, value = (part.strip() for part in line.split("=", 1))
-            values[key] = value
-    return values
+_LABEL_FORMATS = {"domains": "domains=%s"}
 
 
 def parse_list(text):
@@ -92,12 +63,15 @@ def parse_threads(text, cores):
     """'1..all', '1..8', '1,2,4' or a mix: '1,2,4..8'."""
     counts = []
     for item in parse_list(text):
-        if ".." in item:
-            lo, hi = item.split("..", 1)
-            hi = cores if hi == "all" else int(hi)
-            counts.extend(range(int(lo), hi + 1))
-        else:
-            counts.append(cores if item == "all" else int(item))
+        try:
+            if ".." in item:
+                lo, hi = item.split("..", 1)
+                hi = cores if hi == "all" else int(hi)
+                counts.extend(range(int(lo), hi + 1))
+            else:
+                counts.append(cores if item == "all" else int(item))
+        except ValueError:
+            raise ValueError("threads %r: expected counts such as 1,2,4, 1..8 or 1..all" % text)
     if not counts or min(counts) < 1:
         raise ValueError("threads must be positive: %r" % text)
     return sorted(set(counts))
@@ -140,9 +114,18 @@ def parse_delays(text):
     return delays
 
 
+def delay_text(ns):
+    ns = int(ns or 0)
+    if ns == 0:
+        return "0"
+    return "%g µs" % (ns / 1000.0) if ns >= 1000 else "%d ns" % ns
+
+
 def _axis_text(key, value):
     if key == "domains" and not value:
         return "no domains"
+    if key == "remote_delay_ns":
+        return "delay " + delay_text(value)
     return _LABEL_FORMATS.get(key, key + "=%s") % value
 
 
@@ -150,8 +133,7 @@ def policy_label(row, varying):
     parts = [_axis_text(k, row[k]) for k in POLICY_KEYS if k in varying]
     if parts:
         return ", ".join(parts)
-    # Nothing varies: the four policy values, and the locality axes where in use.
-    text = "/".join(row[k] for k in POLICY_KEYS[:4])
+    text = "/".join(row[k] for k in POLICY_KEYS[:4] if row.get(k))
     if row.get("domains"):
         text += ", " + _axis_text("domains", row["domains"])
     if row.get("remote_delay_ns") not in (None, "", "0"):
@@ -160,87 +142,107 @@ def policy_label(row, varying):
 
 
 def policy_of(row):
-    return tuple(row[k] for k in POLICY_KEYS)
+    return tuple(row.get(k) or "" for k in POLICY_KEYS)
 
 
 def read_csv(path):
-    """Rows as dicts; a runs.csv or summary.csv from before the protocol
-    axis reads as protocol split, one from before the locality axes as no
-    domains and remote delay 0 (and empty locality columns), one from
-    before the ranks axis as 1 rank, PEs = threads, no global steals."""
-    with open(path) as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
-        if not r.get("protocol"):
-            r["protocol"] = LEGACY_PROTOCOL
-        if r.get("domains") is None:
-            r["domains"] = ""
-        if not r.get("remote_delay_ns"):
-            r["remote_delay_ns"] = "0"
-        if not r.get("ranks"):
-            r["ranks"] = "1"
-        if not r.get("pes"):
-            r["pes"] = str(int(r["ranks"]) * int(r["threads"]))
-    return rows
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _num(v):
+    return None if v in (None, "") else float(v)
+
+
+def _ci(values):
+    """median, ci_low, ci_high of values (all three empty if any is missing)."""
+    if not values or any(v is None for v in values):
+        return {"median": None, "ci_low": None, "ci_high": None}
+    s = stats.summarize(values)
+    return {"median": s["median"], "ci_low": s["ci_low"], "ci_high": s["ci_high"]}
+
+
+def _paired(base_runs, runs):
+    """Times of the repetitions both cells have, in rep order (paired by rep index)."""
+    b = {r["rep"]: float(r["seconds"]) for r in base_runs}
+    x = {r["rep"]: float(r["seconds"]) for r in runs}
+    reps = sorted(set(b) & set(x), key=int)
+    return [b[k] for k in reps], [x[k] for k in reps]
+
+
+def _placement(runs, fallback_pus):
+    """pus_used, pus_available, oversubscribed of a cell and where they come
+    from: the uts records, or (a binary without placement) min(PEs, CPUs in
+    the affinity mask) and PEs > those CPUs."""
+    used = [int(r["pus_used"]) for r in runs if r.get("pus_used")]
+    avail = [int(r["pus_available"]) for r in runs if r.get("pus_available")]
+    over = [r["oversubscribed"] for r in runs if r.get("oversubscribed")]
+    if used and len(used) == len(runs):
+        return max(used), (max(avail) if avail else None), ("true" if "true" in over else "false"), "records"
+    pes = int(runs[0]["pes"])
+    return (min(pes, fallback_pus), fallback_pus, "true" if pes > fallback_pus else "false",
+            "estimate: min(PEs, %d affinity CPUs); the binary reports no placement" % fallback_pus)
 
 
 def summarize(rows):
-    """Median, min, max per cell (tree, policy, ranks, threads); speedup
-    against the median of the same tree and policy (protocol, steal, victim,
-    init, domains, remote delay) at 1 PE: 1 rank x 1 thread, which for a
-    study without ranks is its 1-thread cell, as before. The scaling axis
-    is PEs = ranks x threads, so efficiency is speedup / PEs. Absent if the
-    study has no 1-PE runs (as with 2 or more domains, or ranks without 1)."""
+    """summary.csv rows: one per cell, over its measured runs (warm-up runs
+    excluded). Time: stats.summarize. Speedup against the cell of the same
+    tree and policy at 1 PE (1 rank x 1 thread), and against the tree's
+    --sequential cell: median ratio, 95% CI by paired resampling of the
+    repetitions both cells have. Efficiency = speedup / pus_used (the PUs
+    uts reports the cell's runs bound to), with the CI bounds divided alike."""
+    measured = [r for r in rows if str(r["warmup"]) == "0"]
     cells = {}
-    for r in rows:
-        key = (r["tree"], r.get("protocol") or LEGACY_PROTOCOL, r["steal"], r["victim"], r["init"],
-               r.get("domains") or "", int(r.get("remote_delay_ns") or 0), int(r.get("ranks") or 1),
-               int(r["threads"]))
-        cells.setdefault(key, []).append(r)
+    for r in measured:
+        cells.setdefault(r["cell"], []).append(r)
+    fallback_pus = len(usable_cpus())
+
+    def find(pred):
+        for key, runs in cells.items():
+            if pred(runs[0]):
+                return runs
+        return None
+
     out = []
-    for key in sorted(cells):
-        tree, protocol, steal, victim, init, domains, delay, ranks, threads = key
+    for key in sorted(cells, key=lambda k: _order_key(cells[k][0])):
         runs = cells[key]
-        secs = [float(r["seconds"]) for r in runs]
-        base = cells.get(key[:-2] + (1, 1))
-        base_median = statistics.median(float(r["seconds"]) for r in base) if base else None
-
-        def med(col):
-            return statistics.median(float(r[col]) for r in runs)
-
-        def med_or_empty(col):
-            """The median where every run has the column (a run without domains, or without mpirun, has none)."""
-            values = [r.get(col) for r in runs]
-            return statistics.median(float(v) for v in values) if all(v not in (None, "") for v in values) else ""
-
-        per_remote = [float(r["remote_steal_nodes"]) / float(r["remote_steals"]) for r in runs
-                      if r.get("remote_steals") not in (None, "", "0")]
-        row = {
-            "tree": tree, "protocol": protocol, "steal": steal, "victim": victim, "init": init,
-            "domains": domains, "remote_delay_ns": delay,
-            "ranks": ranks, "pes": ranks * threads,
-            "threads": threads, "runs": len(runs),
-            "median_seconds": statistics.median(secs), "min_seconds": min(secs), "max_seconds": max(secs),
-            "median_nodes_per_sec": med("nodes_per_sec"),
-            "speedup": "", "speedup_min": "", "speedup_max": "", "efficiency": "",
-            "median_steal_success_rate": med("steal_success_rate"),
-            "median_nodes_per_steal": med("nodes_per_steal"),
-            "median_deques_examined_per_steal": med("deques_examined_per_steal"),
-            "median_node_share_relative_variance": med("node_share_relative_variance"),
-            "median_remote_steals": med_or_empty("remote_steals"),
-            "median_remote_steal_nodes": med_or_empty("remote_steal_nodes"),
-            "median_local_steals": med_or_empty("local_steals"),
-            "median_nodes_per_remote_steal": statistics.median(per_remote) if per_remote else "",
-            "median_domain_node_share_variance": med_or_empty("domain_node_share_variance"),
-            "median_global_requests_sent": med_or_empty("global_requests_sent"),
-            "median_global_steals": med_or_empty("global_steals"),
-            "median_global_nodes_stolen": med_or_empty("global_nodes_stolen"),
-        }
-        if base_median:
-            row["speedup"] = base_median / row["median_seconds"]
-            row["speedup_min"] = base_median / max(secs)
-            row["speedup_max"] = base_median / min(secs)
-            row["efficiency"] = row["speedup"] / (ranks * threads)
+        first = runs[0]
+        row = {c: first.get(c) for c in CELL_COLUMNS}
+        t = stats.summarize([float(r["seconds"]) for r in runs])
+        row.update(("seconds_" + c, t[c]) for c in stats.summary_columns())
+        pus, avail, over, source = _placement(runs, fallback_pus)
+        row.update(pus_used=pus, pus_available=avail, oversubscribed=over, placement_source=source,
+                   bind=first.get("bind") or first.get("pinning"))
+        bases = {"seq": find(lambda b: b["tree"] == first["tree"] and b["engine"] == "sequential")}
+        if first["engine"] == "parallel":
+            bases["1pe"] = find(lambda b: b["tree"] == first["tree"] and b["engine"] == "parallel"
+                                and policy_of(b) == policy_of(first) and b["ranks"] == "1" and b["threads"] == "1")
+        methods = set()
+        for name, base in bases.items():
+            if not base:
+                continue
+            b, x = _paired(base, runs)
+            if not b:
+                continue
+            s = stats.speedup_ci(b, x, paired=True)
+            methods.add(s["ci_method"].split("; all values equal")[0])
+            row["speedup_vs_%s_n" % name] = s["n"]
+            for col, value in zip(SPEEDUP_COLUMNS[name], (s["speedup"], s["ci_low"], s["ci_high"])):
+                row[col] = value
+            for col, value in zip(EFFICIENCY_COLUMNS[name], (s["speedup"], s["ci_low"], s["ci_high"])):
+                row[col] = None if value is None else stats.efficiency(value, pus)
+        row["speedup_ci_method"] = "; ".join(sorted(methods)) or None
+        for metric in METRICS:
+            if metric == "nodes_per_remote_steal":
+                values = [float(r["remote_steal_nodes"]) / float(r["remote_steals"]) for r in runs
+                          if r.get("remote_steals") not in (None, "", "0")]
+            else:
+                values = [_num(r.get(metric)) for r in runs]
+            for c, v in _ci(values).items():
+                row["%s_%s" % (metric, c)] = v
         out.append(row)
     return out
 
+
+def _order_key(r):
+    return (r["tree"], r["engine"] != "sequential", policy_of(r), int(r["ranks"] or 1), int(r["threads"]))
