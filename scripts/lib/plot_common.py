@@ -86,23 +86,28 @@ def topology(machine):
 
 def boundary_lines(ax, machine, xmax):
     """Vertical lines at the core count and, where the topology has them, at
-    one package's cores and at the PU count (SMT), each in the legend.
-    Returns the core count (None if unknown)."""
+    one package's cores and at the PU count (SMT), each in the legend; a
+    boundary past the largest x drawn is left out (the caption's machine
+    line gives the topology). Returns the core count (None if unknown)."""
     topo = topology(machine)
     cores, pus, packages = topo.get("cores"), topo.get("pus"), topo.get("packages")
     allowed = topo.get("allowed_pus")
-    if packages and packages > 1 and cores and cores // packages <= xmax * 1.01:
-        ax.axvline(cores // packages, color="0.45", linestyle="-.", linewidth=0.9,
-                   label="1 package: %d cores" % (cores // packages))
+    limit = xmax * 1.01
+
+    def line(x, label, **kw):
+        if x and x <= limit:
+            ax.axvline(x, label=label, **kw)
+
+    if packages and packages > 1 and cores:
+        line(cores // packages, "1 package: %d cores" % (cores // packages), color="0.45", linestyle="-.",
+             linewidth=0.9)
     if cores:
-        same = pus == cores
-        ax.axvline(cores, color="0.25", linestyle=":", linewidth=1.3,
-                   label="%d cores%s" % (cores, " = %d PUs" % pus if same else ""))
+        line(cores, "%d cores%s" % (cores, " = %d PUs" % pus if pus == cores else ""), color="0.25",
+             linestyle=":", linewidth=1.3)
     if pus and cores and pus > cores:
-        ax.axvline(pus, color="0.55", linestyle=":", linewidth=1.1, label="%d PUs (SMT)" % pus)
+        line(pus, "%d PUs (SMT)" % pus, color="0.55", linestyle=":", linewidth=1.1)
     if allowed and pus and allowed < pus:
-        ax.axvline(allowed, color="tab:red", linestyle=":", linewidth=1.0,
-                   label="%d PUs allowed to this study" % allowed)
+        line(allowed, "%d PUs allowed to this study" % allowed, color="tab:red", linestyle=":", linewidth=1.0)
     return cores
 
 
