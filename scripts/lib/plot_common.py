@@ -147,7 +147,8 @@ def series(ax, points, color, label, marker="o", linestyle="-", join_over=False,
         else:
             ax.errorbar(xs, ys, yerr=yerr, linestyle=linestyle, label=label, **kw)
     if not any(not p[4] for p in points):  # only oversubscribed points: still name the series
-        ax.plot([], [], color=color, marker=marker, markerfacecolor="white", linestyle="none", label=label)
+        ax.plot([], [], color=color, marker=marker, markerfacecolor="white",
+                linestyle=linestyle if join_over else "none", label=label)
 
 
 def hollow_legend(ax, any_over, joined=False):

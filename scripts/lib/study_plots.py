@@ -386,7 +386,9 @@ def plot_hier_lines(summary, out, machine, name, metric, ylabel, scale=1.0):
             pc.series(ax, pts, "C%d" % (i % 10), _hier_label(key, rows), marker=marker, linestyle=line,
                       join_over=True, shift=pc.dodge(i, len(hkeys), log2=False, step=0.035))
         ax.set_ylabel(ylabel)
-        ax.set_title("%s: %s vs remote delay" % (tree, ylabel.split(" (")[0]))
+        threads = sorted({int(r["threads"]) for r in tree_rows})
+        ax.set_title("%s%s: %s vs remote delay" % (tree, ", %d threads" % threads[0] if len(threads) == 1 else "",
+                                                   ylabel.split(" (")[0]))
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         pc.hollow_legend(ax, any(_over(r) for r in tree_rows), joined=True)
@@ -434,7 +436,9 @@ def plot_hier_domain_share(runs, out, machine):
         ax.set_ylabel("share of the tree's nodes (%)")
         top = max([100.0 / max(1, most)] + [s["ci_high"] or s["median"] for _, g in groups for s in g])
         ax.set_ylim(0, min(118.0, top * 1.35))
-        ax.set_title("%s: nodes per domain at remote delay %s" % (tree, _delay_text(big)))
+        threads = sorted({int(r["threads"]) for r in cells})
+        ax.set_title("%s%s: nodes per domain at remote delay %s"
+                     % (tree, ", %d threads" % threads[0] if len(threads) == 1 else "", _delay_text(big)))
         ax.grid(alpha=0.3, axis="y")
         ax.legend(loc="upper right", ncol=2)
     fig.tight_layout()
