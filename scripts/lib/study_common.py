@@ -186,9 +186,16 @@ def resolve_binary(given):
             fail_usage("--uts %s: no such executable" % given)
         return path
     path = os.path.join(ROOT, "build", "uts")
-    if not os.access(path, os.X_OK):
+    if os.access(path, os.X_OK):
+        return path
+    if os.path.isfile(os.path.join(ROOT, "meson.build")):  # a source tree: build it
         build_default_binary(path)
-    return path
+        return path
+    # An installed copy of the scripts (PREFIX/share/uts/scripts): the installed binary.
+    for candidate in (os.path.join(ROOT, "..", "..", "bin", "uts"), shutil.which("uts")):
+        if candidate and os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    fail_usage("no uts binary found (not a source tree, no uts on PATH): give --uts PATH")
 
 
 def sha256_of(path):
