@@ -118,7 +118,7 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
   const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine, cfg.command_line);
   if (!record.to_stdout()) {
     switch (cfg.format) {
-      case cli::Format::text: write_stdout(render_pool_text(cfg.pool, result, cfg.verbose)); break;
+      case cli::Format::text: write_stdout(render_pool_text(cfg.pool, result, cfg.verbose, machine, cfg.command_line)); break;
       case cli::Format::json: write_stdout(json); break;
       case cli::Format::csv: write_stdout(pool_csv_header() + csv_rows); break;
     }

@@ -86,18 +86,25 @@ std::string find_preset(const std::string& name) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
   });
   if (plain) {
-    for (const std::string& dir : preset_dirs()) {
-      const std::filesystem::path p = std::filesystem::path(dir) / (name + ".conf");
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(p, ec)) return p.string();
-    }
-    // Names are case-insensitive: t1l is T1L.
+    // Names are case-insensitive (t1l is T1L): in each directory in turn, the
+    // exact name first, then any spelling.
     auto lower = [](std::string s) {
       for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       return s;
     };
-    for (const PresetInfo& p : list_presets())
-      if (lower(p.name) == lower(name)) return p.path;
+    for (const std::string& dir : preset_dirs()) {
+      const std::filesystem::path p = std::filesystem::path(dir) / (name + ".conf");
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(p, ec)) return p.string();
+      std::string found;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (entry.path().extension() != ".conf" || lower(entry.path().stem().string()) != lower(name)) continue;
+        // Two spellings of one name in one directory (T1.conf, t1.conf):
+        // the first in name order, whatever the directory's order.
+        if (found.empty() || entry.path().string() < found) found = entry.path().string();
+      }
+      if (!found.empty()) return found;
+    }
   }
   throw UsageError("unknown preset '" + name + "' (uts --list-presets shows them)");
 }

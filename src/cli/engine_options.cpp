@@ -1,6 +1,7 @@
 #include <cxxopts.hpp>
 
-#include <cstdlib>
+#include <omp.h>
+
 #include <limits>
 
 #include "cli/convert.hpp"
@@ -79,15 +80,14 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   const std::string sha1_path = value_of<std::string>(r, "sha1");
   if (auto v = sha1::parse_path(sha1_path)) e.sha1 = *v;
   else throw UsageError("--sha1: '" + sha1_path + "' is not auto, avx512, shani or cryptopp");
-  const char* places = std::getenv("OMP_PLACES");
-  const char* proc_bind = std::getenv("OMP_PROC_BIND");
-  const bool runtime_binds = (places && *places) || (proc_bind && *proc_bind);
-  e.bind.policy = runtime_binds ? BindPolicy::omp : BindPolicy::none;
+  // Without --bind: the OpenMP runtime binds when it was asked to
+  // (omp_get_proc_bind() reads OMP_PROC_BIND, and OMP_PLACES alone turns
+  // binding on); recorded as "omp".
+  e.bind.policy = omp_get_proc_bind() != omp_proc_bind_false ? BindPolicy::omp : BindPolicy::none;
   if (r.count("bind")) {
     const std::string bind = value_of<std::string>(r, "bind");
     if (auto v = parse_bind(bind)) e.bind.policy = *v;
     else throw UsageError("--bind: '" + bind + "' is not compact, scatter, numa or none");
-    e.bind.given = true;
   }
   e.bind.smt = r.count("smt") > 0;
   if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));

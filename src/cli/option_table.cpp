@@ -56,7 +56,7 @@ const OptionSpec kOptions[] = {
      "packages and NUMA nodes) | numa (each thread on a whole NUMA node, in blocks) | none (default: none, or the "
      "OpenMP runtime's binding when OMP_PLACES or OMP_PROC_BIND is set)", "", nullptr, true},
     {"smt", 0, "Engine", "--bind compact or scatter: use every PU of a core (SMT siblings) before the next core",
-     nullptr, nullptr, true},
+     nullptr, nullptr, false},
     {"max-nodes", 0, "Engine", "stop after about N nodes and say so (safety valve)", "", nullptr, true},
 
     {"rank-chunk", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",

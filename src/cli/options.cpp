@@ -26,10 +26,19 @@ const char* to_string(Format f) {
 
 namespace {
 
+// The same tree (the same nodes): the parameters its type reads are equal.
+// Granularity is not one of them (more SHA-1 work per child, the same tree);
+// nor are the parameters a type ignores (q and m of a geometric tree).
 bool same_tree(const TreeParams& a, const TreeParams& b) {
-  return a.type == b.type && a.shape == b.shape && a.b0 == b.b0 && a.depth == b.depth && a.q == b.q && a.m == b.m &&
-         a.shift == b.shift && a.seed == b.seed && a.granularity == b.granularity && a.rng == b.rng &&
-         a.root_id == b.root_id;
+  if (a.type != b.type || a.rng != b.rng || a.b0 != b.b0 || a.seed != b.seed) return false;
+  if (a.rng == RngConvention::paper2003 && a.root_id != b.root_id) return false;
+  const bool geometric = a.type == TreeType::geometric || a.type == TreeType::hybrid;
+  const bool binomial = a.type == TreeType::binomial || a.type == TreeType::hybrid;
+  if (geometric && a.shape != b.shape) return false;
+  if (a.type != TreeType::binomial && a.depth != b.depth) return false;
+  if (binomial && (a.q != b.q || a.m != b.m)) return false;
+  if (a.type == TreeType::hybrid && a.shift != b.shift) return false;
+  return true;
 }
 
 }  // namespace

@@ -48,6 +48,9 @@ void fill_output(const cxxopts::ParseResult& r, RunConfig& cfg) {
   if (r.count("expect-depth")) cfg.expected.depth = value_of<std::uint64_t>(r, "expect-depth");
   if (r.count("expect-leaves")) cfg.expected.leaves = value_of<std::uint64_t>(r, "expect-leaves");
   cfg.verify = r.count("verify") > 0;
+  if (cfg.verify && !cfg.expected.any() && !cfg.preset_base.empty())
+    throw UsageError("--verify: the tree options changed preset " + cfg.preset_base +
+                     "'s tree, so its expected values do not apply (give --expect-size/-depth/-leaves)");
   if (cfg.verify && !cfg.expected.any())
     throw UsageError("--verify: no expected values (use a preset that has them, or --expect-size/-depth/-leaves)");
 

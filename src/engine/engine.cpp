@@ -21,10 +21,12 @@ namespace {
 
 template <StealProtocol P>
 RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress,
-                   RemoteLink* link) {
+                   RemoteLink* link, const Placement* placed) {
   const int threads = settings.threads;
   // Placement first: the domain map reads the threads' binding.
-  const Placement placement = place_team(settings.bind, threads);
+  Placement own;
+  if (!placed) own = place_team(settings.bind, threads);
+  const Placement& placement = placed ? *placed : own;
   std::optional<DomainMap> domains;
   if (settings.uses_domains()) domains = build_domain_map(settings.locality.domains, threads);
   Shared<P> shared(threads, tree, settings, stop, progress, std::move(domains), link && link->ranks() > 1);
@@ -100,7 +102,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
 }  // namespace
 
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                       ProgressBoard& progress, RemoteLink* link) {
+                       ProgressBoard& progress, RemoteLink* link, const Placement* placement) {
   const int threads = settings.threads;
   // Checked up front: libomp would print its own warning and shrink the team.
   if (threads > omp_get_thread_limit())
@@ -108,7 +110,7 @@ RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const S
                              std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
                              " (check OMP_THREAD_LIMIT)");
   return with_protocol(settings.protocol, [&]<StealProtocol P>() {
-    return run_with<P>(tree, settings, stop, progress, link);
+    return run_with<P>(tree, settings, stop, progress, link, placement);
   });
 }
 

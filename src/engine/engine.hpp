@@ -6,6 +6,7 @@
 #include "engine/remote_link.hpp"
 #include "run/progress.hpp"
 #include "run/result.hpp"
+#include "topology/placement.hpp"
 #include "run/settings.hpp"
 #include "run/status.hpp"
 #include "tree/tree.hpp"
@@ -14,7 +15,9 @@ namespace uts {
 
 // Throws std::runtime_error if OpenMP does not grant the requested threads.
 // `link`: this rank's agent in a job of several ranks (distrib/), or none.
+// `placement`: the threads already placed (MPI ranks place before their
+// start barrier); none: the engine places them by settings.bind.
 RunResult run_parallel(const Tree& tree, const EngineSettings& settings, const StopRule& stop,
-                       ProgressBoard& progress, RemoteLink* link = nullptr);
+                       ProgressBoard& progress, RemoteLink* link = nullptr, const Placement* placement = nullptr);
 
 }  // namespace uts

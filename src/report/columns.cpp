@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/interrupt.hpp"
+#include "report/provenance.hpp"
 #include "report/text_util.hpp"
 #include "sha1/words.hpp"
 #include "steal/registry.hpp"
@@ -19,8 +20,12 @@ RecordView::RecordView(const RunReport& report)
       nodes_per_sec(report.result.seconds > 0 ? double(report.result.counts.nodes) / report.result.seconds : 0.0),
       threads(report.engine.sequential ? 1 : report.engine.threads),
       pes(report.engine.pes()),
-      placement(summarize_placement(report.result.places, report.result.rank_places,
-                                    report.engine.sequential ? 1 : report.engine.threads)) {}
+      placement(places_view().summary()) {}
+
+PlacementView RecordView::places_view() const {
+  return PlacementView{r.result.places, r.result.rank_places, r.result.topology, r.engine.bind, threads,
+                       r.engine.ranks.under_mpi && !r.engine.sequential};
+}
 
 namespace {
 
@@ -42,61 +47,6 @@ std::string joined(const std::vector<std::string>& items) {
   for (const std::string& i : items) {
     if (!out.empty()) out += "; ";
     out += i;
-  }
-  return out;
-}
-
-// A word of the command line as a POSIX shell reads it back.
-std::string shell_word(const std::string& w) {
-  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
-                        std::string::npos)
-    return w;
-  std::string out = "'";
-  for (char c : w) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  out += '\'';
-  return out;
-}
-
-std::string shell_quoted(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    if (!out.empty()) out += ' ';
-    out += shell_word(w);
-  }
-  return out;
-}
-
-std::string hosts_of(const RecordView& x) {
-  std::string out;
-  for (const RankPlace& r : x.r.result.rank_places) {
-    if (!out.empty()) out += ';';
-    out += r.host;
-  }
-  return out;
-}
-
-// "0:3 1:5" (thread:PU), under MPI "r0.0:3 r1.0:3" (rank.thread:PU); "?"
-// for a PU that could not be read.
-std::string placement_list(const RecordView& x) {
-  std::string out;
-  const auto& places = x.r.result.places;
-  const bool ranks = x.r.engine.ranks.under_mpi && !x.r.engine.sequential;
-  const auto per_rank = static_cast<std::size_t>(x.threads > 0 ? x.threads : 1);
-  for (std::size_t i = 0; i < places.size(); ++i) {
-    if (!out.empty()) out += ' ';
-    if (ranks) {
-      out += 'r';
-      out += std::to_string(i / per_rank);
-      out += '.';
-      out += std::to_string(i % per_rank);
-    } else {
-      out += std::to_string(i);
-    }
-    out += ':';
-    out += places[i].pu >= 0 ? std::to_string(places[i].pu) : std::string("?");
   }
   return out;
 }
@@ -263,14 +213,14 @@ const Column kRun[] = {
     {"mpi_library", "build", "mpi_library", false,
      [](V x) { return when(!x.r.machine.mpi_library.empty(), text(x.r.machine.mpi_library)); }},
     {"command_line", nullptr, nullptr, false, [](V x) { return text(shell_quoted(x.r.command_line)); }},
-    {"hosts", nullptr, nullptr, false, [](V x) { return text(hosts_of(x)); }},
+    {"hosts", nullptr, nullptr, false, [](V x) { return text(hosts_list(x.places_view())); }},
     {"topology", nullptr, nullptr, false, [](V x) { return text(x.r.result.topology.text()); }},
     {"bind", "placement", "bind", false, [](V x) { return text(to_string(x.r.engine.bind.policy)); }},
     {"smt", "placement", "smt", false, [](V x) -> Cell { return x.r.engine.bind.smt; }},
     {"oversubscribed", "placement", "oversubscribed", false, [](V x) -> Cell { return x.placement.oversubscribed; }},
     {"pus_available", "placement", "pus_available", false, [](V x) { return integer(x.placement.pus_available); }},
     {"pus_used", "placement", "pus_used", false, [](V x) { return integer(x.placement.pus_used); }},
-    {"placement", nullptr, nullptr, false, [](V x) { return text(placement_list(x)); }},
+    {"placement", nullptr, nullptr, false, [](V x) { return text(placement_list(x.places_view())); }},
     {"preset_base", "parameters", "preset_base", false,
      [](V x) { return when(!x.r.preset_base.empty(), text(x.r.preset_base)); }},
     // clang-format on
@@ -307,28 +257,6 @@ const RowColumn kThread[] = {
     {"remote_steal_attempts", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_attempts)); }},
     {"remote_steals", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steals)); }},
     {"remote_steal_nodes", true, [](V x, I i) { return when(with_domains(x), count(th(x, i).remote_steal_nodes)); }},
-    // clang-format on
-};
-
-const ThreadPlace& pl(V x, I i) { return x.r.result.places[i]; }
-Cell known(int v) { return v >= 0 ? integer(v) : kAbsent; }
-const char* host_of_thread(V x, I i) {
-  const auto per_rank = static_cast<I>(x.threads > 0 ? x.threads : 1);
-  const auto& ranks = x.r.result.rank_places;
-  return i / per_rank < ranks.size() ? ranks[i / per_rank].host : "";
-}
-
-const RowColumn kPlace[] = {
-    // clang-format off
-    {"thread", false, [](V, I i) { return count(i); }},
-    {"rank", true, [](V x, I i) { return when(mpi(x) && !seq(x), count(i / static_cast<I>(x.threads))); }},
-    {"rank_thread", true, [](V x, I i) { return when(mpi(x) && !seq(x), count(i % static_cast<I>(x.threads))); }},
-    {"host", false, [](V x, I i) { return text(host_of_thread(x, i)); }},
-    {"pu", false, [](V x, I i) { return known(pl(x, i).pu); }},
-    {"core", false, [](V x, I i) { return known(pl(x, i).core); }},
-    {"numa", false, [](V x, I i) { return known(pl(x, i).numa); }},
-    {"package", false, [](V x, I i) { return known(pl(x, i).package); }},
-    {"bound_to", false, [](V x, I i) { return pl(x, i).bound_pus > 0 ? text(pl(x, i).bound_to) : kAbsent; }},
     // clang-format on
 };
 
@@ -369,7 +297,7 @@ const RowColumn kRank[] = {
 };
 
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -396,7 +324,6 @@ std::span<const Column> run_columns() { return kRun; }
 std::span<const RowColumn> thread_columns() { return kThread; }
 std::span<const RowColumn> domain_columns() { return kDomain; }
 std::span<const RowColumn> rank_columns() { return kRank; }
-std::span<const RowColumn> place_columns() { return kPlace; }
 
 std::string csv_cell(const Cell& c) { return render_cell(c, "", csv_field); }
 std::string json_cell(const Cell& c) { return render_cell(c, "null", fmt::json_string); }

@@ -41,7 +41,6 @@ struct RowColumn {
 std::span<const RowColumn> thread_columns();
 std::span<const RowColumn> domain_columns();  // with the DomainAggregates of the record
 std::span<const RowColumn> rank_columns();
-std::span<const RowColumn> place_columns();  // placement.threads: one per thread (rank-major)
 
 std::string csv_cell(const Cell& c);
 std::string json_cell(const Cell& c);

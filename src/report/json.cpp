@@ -50,24 +50,7 @@ std::string string_array(const std::vector<std::string>& items) {
 
 // machine.hosts and machine.topology.
 std::string machine_extra(const RecordView& x) {
-  std::vector<std::string> hosts;
-  for (const RankPlace& r : x.r.result.rank_places) hosts.emplace_back(r.host);
-  const TopologySummary& t = x.r.result.topology;
-  std::ostringstream s;
-  s << "\"hosts\":" << string_array(hosts) << ",\"topology\":";
-  if (!t.loaded) {
-    s << "null";
-    return s.str();
-  }
-  s << "{\"packages\":" << t.packages << ",\"numa_nodes\":" << t.numa_nodes << ",\"cores\":" << t.cores
-    << ",\"pus\":" << t.pus << ",\"summary\":" << fmt::json_string(t.text()) << ",\"caches\":[";
-  for (std::size_t i = 0; i < t.caches.size(); ++i) {
-    const CacheLevel& c = t.caches[i];
-    s << (i ? "," : "") << "{\"level\":" << c.level << ",\"type\":" << fmt::json_string(c.type)
-      << ",\"size\":" << c.size << ",\"count\":" << c.count << "}";
-  }
-  s << "]}";
-  return s.str();
+  return "\"hosts\":" + hosts_json(x.places_view()) + ",\"topology\":" + topology_json(x.r.result.topology);
 }
 
 void rows(std::ostringstream& s, const RecordView& x, std::span<const RowColumn> columns, std::size_t n) {
@@ -135,10 +118,7 @@ std::string render_json(const RunReport& r) {
   object(s, x, "machine", first, "", machine_extra(x));
   object(s, x, "build", first);
   s << ",\"command_line\":" << string_array(r.command_line);
-  std::ostringstream threads;
-  threads << "\"threads\":";
-  rows(threads, x, place_columns(), res.places.size());
-  object(s, x, "placement", first, "", threads.str());
+  object(s, x, "placement", first, "", "\"threads\":" + placement_threads_json(x.places_view()));
   s << "}\n";
   return s.str();
 }

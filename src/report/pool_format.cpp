@@ -1,6 +1,7 @@
 #include "report/pool_format.hpp"
 
 #include "base/interrupt.hpp"
+#include "report/provenance.hpp"
 #include "report/text_util.hpp"
 
 #include <charconv>
@@ -9,6 +10,14 @@
 #include <sstream>
 
 namespace uts {
+
+namespace {
+
+PlacementView view_of(const PoolSettings& s, const PoolResult& r) {
+  return PlacementView{r.places, r.rank_places, r.topology, s.bind, s.threads, false};
+}
+
+}  // namespace
 
 namespace {
 
@@ -41,7 +50,8 @@ Totals totals(const PoolResult& r) {
 
 }  // namespace
 
-std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose) {
+std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose, const MachineInfo& m,
+                             const std::vector<std::string>& command_line) {
   std::ostringstream o;
   o << "UTS pool workload - concurrent pool of split-deque segments\n";
   if (!r.complete())
@@ -88,40 +98,24 @@ std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int ver
         o << line;
       }
     }
+    o << placement_text(view_of(s, r)) << build_text(m, command_line);
+  } else if (view_of(s, r).summary().oversubscribed) {
+    const PlacementSummary ps = view_of(s, r).summary();
+    o << "Oversubscribed: " << s.threads << " threads on " << ps.pus_available << " PUs\n";
   }
   return o.str();
 }
 
 namespace {
 
-std::string pool_placement_list(const PoolResult& r) {
-  std::string out;
-  for (std::size_t i = 0; i < r.places.size(); ++i) {
-    if (i) out += ' ';
-    out += std::to_string(i);
-    out += ':';
-    out += r.places[i].pu >= 0 ? std::to_string(r.places[i].pu) : std::string("?");
-  }
-  return out;
-}
-
 std::string csv_text(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
   std::string out = "\"";
   for (char c : v) {
     if (c == '"') out += '"';
     out += c;
   }
   out += '"';
-  return out;
-}
-
-std::string joined_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    if (!out.empty()) out += ' ';
-    out += w;
-  }
   return out;
 }
 
@@ -176,25 +170,20 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
   }
   o << "],\"machine\":{\"hostname\":" << json_string(m.hostname) << ",\"logical_cpus\":" << m.logical_cpus
     << ",\"openmp_runtime\":\"" << m.openmp_runtime << "\",\"timestamp_utc\":\"" << m.timestamp_utc << "\""
-    << ",\"topology\":" << json_string(r.topology.text()) << "}";
+    << ",\"hosts\":" << hosts_json(view_of(s, r)) << ",\"topology\":" << topology_json(r.topology) << "}";
   o << ",\"build\":{\"version\":" << json_string(m.uts_version) << ",\"commit\":" << json_string(m.commit)
     << ",\"commit_dirty\":" << (m.commit_dirty ? "true" : "false") << ",\"build_type\":" << json_string(m.build_type)
     << ",\"compiler\":" << json_string(m.compiler) << ",\"compiler_flags\":" << json_string(m.compiler_flags)
-    << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_library\":" << json_string(m.openmp_library)
+    << ",\"openmp_runtime\":" << json_string(m.openmp_runtime) << ",\"openmp_version\":" << m.openmp_version
+    << ",\"openmp_library\":" << json_string(m.openmp_library) << ",\"cryptopp_version\":" << json_string(m.cryptopp_version)
     << "},\"command_line\":[";
   for (std::size_t i = 0; i < command_line.size(); ++i) o << (i ? "," : "") << json_string(command_line[i]);
   const PlacementSummary ps = summarize_placement(r.places, r.rank_places, s.threads);
   o << "],\"placement\":{\"bind\":" << json_string(to_string(s.bind.policy))
     << ",\"smt\":" << (s.bind.smt ? "true" : "false") << ",\"oversubscribed\":" << (ps.oversubscribed ? "true" : "false")
-    << ",\"pus_available\":" << ps.pus_available << ",\"pus_used\":" << ps.pus_used << ",\"threads\":[";
-  for (std::size_t i = 0; i < r.places.size(); ++i) {
-    const ThreadPlace& p = r.places[i];
-    auto known = [](int v) { return v >= 0 ? std::to_string(v) : std::string("null"); };
-    o << (i ? "," : "") << "{\"thread\":" << i << ",\"pu\":" << known(p.pu) << ",\"core\":" << known(p.core)
-      << ",\"numa\":" << known(p.numa) << ",\"package\":" << known(p.package)
-      << ",\"bound_to\":" << (p.bound_pus > 0 ? json_string(p.bound_to) : std::string("null")) << "}";
-  }
-  o << "]}}\n";
+    << ",\"pus_available\":" << ps.pus_available << ",\"pus_used\":" << ps.pus_used
+    << ",\"threads\":" << placement_threads_json(view_of(s, r));
+  o << "}}\n";
   return o.str();
 }
 
@@ -203,7 +192,7 @@ std::string pool_csv_header() {
          "remote_delay_ns,seed,trial,initial,added,removed,remaining,aborted,lost,duplicated,conserved,seconds,"
          "mean_add_us,mean_remove_us,removes_stole_pct,segments_examined_per_steal,elements_per_steal,"
          "openmp_runtime,hostname,complete,commit,commit_dirty,compiler,compiler_flags,command_line,bind,"
-         "oversubscribed,pus_used,placement\n";
+         "oversubscribed,pus_used,placement,smt,pus_available,hosts,topology,build_type,openmp_library\n";
 }
 
 std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
@@ -222,9 +211,11 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
       << num(t.mean_remove_us) << "," << num(t.removes_stole_pct) << "," << num(t.segments_per_steal) << ","
       << num(t.elements_per_steal) << "," << m.openmp_runtime << "," << m.hostname << ","
       << (t.complete ? "true" : "false") << "," << m.commit << "," << (m.commit_dirty ? "true" : "false") << ","
-      << csv_text(m.compiler) << "," << csv_text(m.compiler_flags) << "," << csv_text(joined_words(command_line))
+      << csv_text(m.compiler) << "," << csv_text(m.compiler_flags) << "," << csv_text(shell_quoted(command_line))
       << "," << to_string(s.bind.policy) << "," << (ps.oversubscribed ? "true" : "false") << "," << ps.pus_used << ","
-      << pool_placement_list(r) << "\n";
+      << placement_list(view_of(s, r)) << "," << (s.bind.smt ? "true" : "false") << "," << ps.pus_available << ","
+      << csv_text(hosts_list(view_of(s, r))) << "," << csv_text(r.topology.text()) << "," << m.build_type << ","
+      << csv_text(m.openmp_library) << "\n";
   }
   return o.str();
 }

@@ -9,7 +9,8 @@
 
 namespace uts {
 
-std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose);
+std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose, const MachineInfo& m,
+                             const std::vector<std::string>& command_line);
 std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
                              const std::vector<std::string>& command_line);
 std::string pool_csv_header();

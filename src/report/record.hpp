@@ -8,6 +8,7 @@
 
 #include "report/aggregate.hpp"
 #include "report/machine.hpp"
+#include "report/provenance.hpp"
 #include "run/result.hpp"
 #include "run/settings.hpp"
 #include "steal/protocol.hpp"
@@ -42,6 +43,7 @@ struct RecordView {
   int threads = 1;  // 1 for the sequential engine
   int pes = 1;      // ranks x threads
   PlacementSummary placement;  // oversubscribed, PUs available and used
+  PlacementView places_view() const;
   bool has(ProtocolCounters c) const { return protocol.has(c); }
 };
 

@@ -4,6 +4,7 @@
 
 #include "base/interrupt.hpp"
 #include "report/format.hpp"
+#include "report/provenance.hpp"
 #include "report/text_util.hpp"
 #include "sha1/words.hpp"
 #include "steal/registry.hpp"
@@ -19,37 +20,6 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-// -v: the topology, the binding asked for and where each thread ran.
-std::string placement_text(const RecordView& x) {
-  const RunResult& res = x.r.result;
-  std::ostringstream s;
-  s << "Topology: " << res.topology.text();
-  if (!res.rank_places.empty()) {
-    s << "; host" << (res.rank_places.size() > 1 ? "s " : " ");
-    for (std::size_t i = 0; i < res.rank_places.size(); ++i) s << (i ? ", " : "") << res.rank_places[i].host;
-  }
-  s << "\n";
-  const BindSettings& b = x.r.engine.bind;
-  s << "Placement: --bind " << to_string(b.policy) << (b.smt ? " --smt" : "")
-    << (b.policy == BindPolicy::omp ? " (OMP_PLACES/OMP_PROC_BIND set: the OpenMP runtime binds)" : "") << ", "
-    << x.placement.pus_used << " of " << x.placement.pus_available << " PUs used"
-    << (x.placement.oversubscribed ? ", oversubscribed" : "") << "\n";
-  const bool ranks = x.r.engine.ranks.under_mpi && !x.r.engine.sequential;
-  const auto per_rank = static_cast<std::size_t>(x.threads > 0 ? x.threads : 1);
-  for (std::size_t i = 0; i < res.places.size(); ++i) {
-    const ThreadPlace& p = res.places[i];
-    s << "  thread " << i;
-    if (ranks) s << " (rank " << i / per_rank << " thread " << i % per_rank << ")";
-    if (p.pu < 0) {
-      s << ": PU unknown";
-    } else {
-      s << ": PU " << p.pu << " (core " << p.core << ", NUMA node " << p.numa << ", package " << p.package << ")";
-    }
-    s << (p.bound_pus > 0 ? std::string(", bound to PU ") + p.bound_to : std::string(", unbound")) << "\n";
-  }
-  return s.str();
 }
 
 std::string tree_summary(const TreeParams& t) {
@@ -231,15 +201,7 @@ std::string render_text(const RunReport& r, int verbose) {
     } else {
       s << "SHA-1: " << sha1::to_string(r.engine.sha1) << ", named by --sha1\n";
     }
-    s << placement_text(x);
-    const MachineInfo& m = r.machine;
-    s << "Build: uts " << m.uts_version << ", commit " << m.commit << (m.commit_dirty ? " (dirty)" : "") << ", "
-      << m.build_type << ", " << m.compiler << " " << m.compiler_flags << ", " << m.openmp_runtime
-      << (m.openmp_library.empty() ? "" : " (" + m.openmp_library + ")") << "\n";
-    if (!m.mpi_library.empty()) s << "MPI library: " << m.mpi_library << "\n";
-    s << "Command line:";
-    for (const std::string& w : r.command_line) s << " " << w;
-    s << "\n";
+    s << placement_text(x.places_view()) << build_text(r.machine, r.command_line);
     const ReferenceFlags& ref = r.engine.reference;
     if (ref.barrier_interval)
       s << "-i " << *ref.barrier_interval << " (barrier polling interval): not applicable, no barrier here\n";

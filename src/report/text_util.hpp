@@ -24,9 +24,39 @@ inline std::string hex64(std::uint64_t v) {
 }
 
 // A JSON string literal, quoted and escaped.
+// Length of the well-formed UTF-8 sequence at s[i] (1 to 4), or 0.
+inline std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+  if (n == 2 && c < 0xC2) return 0;                                  // overlong
+  if (n == 3 && c == 0xE0 && b(i + 1) < 0xA0) return 0;              // overlong
+  if (n == 3 && c == 0xED && b(i + 1) >= 0xA0) return 0;             // surrogates
+  if (n == 4 && (c > 0xF4 || (c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) >= 0x90))) return 0;
+  return n;
+}
+
+// A JSON string: quotes, backslashes and control characters escaped; bytes
+// that are not UTF-8 (an argument in another encoding) become U+FFFD, so
+// the record always parses.
 inline std::string json_string(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
+    if (n > 1) {
+      out.append(s, i, n);
+      i += n;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -41,8 +71,10 @@ inline std::string json_string(const std::string& s) {
           out += c;
         }
     }
+    ++i;
   }
-  return out + "\"";
+  out += '"';
+  return out;
 }
 
 }  // namespace uts::fmt

@@ -21,8 +21,7 @@ const char* to_string(BindPolicy b);
 
 struct BindSettings {
   BindPolicy policy = BindPolicy::none;
-  bool smt = false;    // --smt: compact/scatter may put threads on SMT siblings
-  bool given = false;  // --bind on the command line or in a file
+  bool smt = false;  // --smt: compact/scatter may put threads on SMT siblings
 };
 
 // One thread's place. Indices are hwloc's logical indices, except `pu`,
@@ -36,8 +35,13 @@ struct ThreadPlace {
 
 // One rank's (process's) host and the PUs it may use.
 struct RankPlace {
+  static constexpr int kMaskPus = 1024;
   char host[64] = {};
-  int usable_pus = 0;  // PUs in the process's affinity mask at start
+  int usable_pus = 0;  // PUs the process may use (its affinity, or the OpenMP runtime's places)
+  // Those PUs as a bit set (PU OS numbers below kMaskPus): ranks of one host
+  // bound to different PUs add up. mask_complete false: some PU was beyond.
+  std::uint64_t usable_mask[kMaskPus / 64] = {};
+  bool mask_complete = true;
 };
 
 // The hwloc topology in a few numbers (per host: rank 0's).

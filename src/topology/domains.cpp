@@ -34,6 +34,13 @@ Topology::Topology() {
     error_ = "hwloc_topology_load failed";
     return;
   }
+  // HWLOC_XMLFILE or HWLOC_SYNTHETIC give hwloc another machine: binding
+  // would silently do nothing and placements would be made up.
+  if (!hwloc_topology_is_thissystem(topo)) {
+    hwloc_topology_destroy(topo);
+    error_ = "the topology hwloc loaded is not this machine's (HWLOC_XMLFILE or HWLOC_SYNTHETIC set?)";
+    return;
+  }
   topology_ = topo;
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include <sched.h>
 #include <unistd.h>
 
 namespace uts {
@@ -64,20 +65,6 @@ std::vector<CoreSlots> cores_of(hwloc_topology_t topo, const std::vector<int>& u
   return cores;
 }
 
-// This process's rank among the ranks of its host, from the launcher's
-// environment (Open MPI, MPICH's Hydra, Slurm); 0 when not started by one.
-int local_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
-    const char* v = std::getenv(name);
-    if (v && *v) {
-      char* end = nullptr;
-      const long r = std::strtol(v, &end, 10);
-      if (end && *end == '\0' && r >= 0 && r < 1000000) return static_cast<int>(r);
-    }
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::vector<int> usable_pus(const Topology& topology) {
@@ -86,8 +73,28 @@ std::vector<int> usable_pus(const Topology& topology) {
   if (!topo || topology.synthetic()) return out;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (!set) return out;
-  if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 ||
-      hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+  // When the OpenMP runtime has places (OMP_PLACES, OMP_PROC_BIND), it bound
+  // this (the initial) thread to the first place as the program started, so
+  // the process's binding now reads narrower than what the run may use: the
+  // places together are that set (the runtime built them from the affinity
+  // the process started with).
+  const int places = omp_get_num_places();
+  bool have = false;
+  if (places > 0) {
+    for (int p = 0; p < places; ++p) {
+      const int n = omp_get_place_num_procs(p);
+      if (n <= 0) continue;
+      std::vector<int> ids(static_cast<std::size_t>(n));
+      omp_get_place_proc_ids(p, ids.data());
+      for (int id : ids)
+        if (id >= 0) hwloc_bitmap_set(set, static_cast<unsigned>(id));
+    }
+    have = !hwloc_bitmap_iszero(set);
+  }
+  if (!have)
+    have = hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0 ||
+           hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0;
+  if (have) {
     hwloc_bitmap_and(set, set, hwloc_topology_get_allowed_cpuset(topo));
     out = pus_in(set, {});
   }
@@ -193,7 +200,7 @@ bool bind_calling_thread(const Topology& topology, const std::vector<int>& pus) 
   return ok;
 }
 
-ThreadPlace place_of_calling_thread(const Topology& topology) {
+ThreadPlace place_of_calling_thread(const Topology& topology, const std::vector<int>& usable) {
   ThreadPlace p;
   hwloc_topology_t topo = topo_of(topology);
   if (!topo || topology.synthetic()) return p;
@@ -209,7 +216,6 @@ ThreadPlace place_of_calling_thread(const Topology& topology) {
   hwloc_bitmap_zero(set);
   // Bound: a binding narrower than every PU the process may use.
   if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0 && !hwloc_bitmap_iszero(set)) {
-    const std::vector<int> usable = usable_pus(topology);
     const std::vector<int> mine = pus_in(set, {});
     if (mine != usable || usable.size() == 1) {
       p.bound_pus = static_cast<int>(mine.size());
@@ -254,31 +260,34 @@ TopologySummary summarize_topology(const Topology& topology) {
   return s;
 }
 
-Placement place_team(const BindSettings& bind, int threads) {
+Placement prepare_placement() {
   Placement p;
   p.topology = std::make_unique<Topology>();
   if (!p.topology->loaded()) {
-    std::fprintf(stderr, "uts: warning: cannot read the hardware topology (%s)%s\n", p.topology->error().c_str(),
-                 bind.policy == BindPolicy::none || bind.policy == BindPolicy::omp ? ": placement not recorded"
-                                                                                     : ": --bind not applied");
+    std::fprintf(stderr, "uts: warning: cannot read the hardware topology (%s): threads not placed, their PUs not recorded\n",
+                 p.topology->error().c_str());
+    // The PUs the process may use, from the kernel, for the record's counts.
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &mask)) p.usable.push_back(cpu);
     return p;
   }
   p.usable = usable_pus(*p.topology);
-  // Ranks of one host that the launcher left unbound (each may use every PU)
-  // take consecutive slots: local rank k starts at slot k x threads.
-  int offset = 0;
-  if (const int local = local_rank(); local > 0) {
-    const std::vector<int> all = pus_in(hwloc_topology_get_allowed_cpuset(topo_of(*p.topology)), {});
-    if (p.usable == all) offset = local * threads;
-  }
-  p.plan = plan_placement(*p.topology, bind.policy, bind.smt, threads, p.usable, offset);
-  if (p.plan.empty()) return p;
+  return p;
+}
+
+void Placement::apply(const BindSettings& bind, int threads, int first_slot) {
+  if (!topology || !topology->loaded()) return;
+  plan = plan_placement(*topology, bind.policy, bind.smt, threads, usable, first_slot);
+  if (plan.empty()) return;
   std::vector<char> ok(static_cast<std::size_t>(threads), 1);
   omp_set_dynamic(0);
 #pragma omp parallel num_threads(threads)
   {
     const auto id = static_cast<std::size_t>(omp_get_thread_num());
-    if (id < p.plan.size()) ok[id] = bind_calling_thread(*p.topology, p.plan[id]) ? 1 : 0;
+    if (id < plan.size()) ok[id] = bind_calling_thread(*topology, plan[id]) ? 1 : 0;
   }
   for (std::size_t t = 0; t < ok.size(); ++t)
     if (!ok[t]) {
@@ -286,6 +295,11 @@ Placement place_team(const BindSettings& bind, int threads) {
                    to_string(bind.policy), t);
       break;
     }
+}
+
+Placement place_team(const BindSettings& bind, int threads) {
+  Placement p = prepare_placement();
+  p.apply(bind, threads);
   return p;
 }
 
@@ -295,7 +309,7 @@ void Placement::bind_again(int thread) const {
 }
 
 ThreadPlace Placement::sample() const {
-  return topology ? place_of_calling_thread(*topology) : ThreadPlace{};
+  return topology ? place_of_calling_thread(*topology, usable) : ThreadPlace{};
 }
 
 RankPlace Placement::rank_place() const {
@@ -306,6 +320,12 @@ RankPlace Placement::rank_place() const {
     std::memcpy(r.host, host, n);  // a longer name is cut (r.host stays terminated)
   }
   r.usable_pus = static_cast<int>(usable.size());
+  for (int pu : usable) {
+    if (pu >= 0 && pu < RankPlace::kMaskPus)
+      r.usable_mask[pu / 64] |= std::uint64_t{1} << (pu % 64);
+    else
+      r.mask_complete = false;
+  }
   return r;
 }
 

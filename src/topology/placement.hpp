@@ -35,18 +35,24 @@ std::vector<int> usable_pus(const Topology& topology);
 // Binds the calling thread to these PUs; false (and errno-free) on failure.
 bool bind_calling_thread(const Topology& topology, const std::vector<int>& pus);
 
-// Where the calling thread is now and what it is bound to.
-ThreadPlace place_of_calling_thread(const Topology& topology);
+// Where the calling thread is now and what it is bound to (`usable`: the
+// PUs the process may use; a binding to all of them is no binding).
+ThreadPlace place_of_calling_thread(const Topology& topology, const std::vector<int>& usable);
 
 TopologySummary summarize_topology(const Topology& topology);
 
 // A run's placement: the topology, read once, the PUs the process may use
-// and the plan. place_team() plans for `threads` OpenMP threads on this
-// machine and binds each thread in an OpenMP region of that size (OpenMP
-// keeps thread i of a team of a given size on the same OS thread from
-// region to region; the engine binds again at the top of its own region).
-// A topology that cannot be read gives one warning line and no binding.
+// and the plan. prepare_placement() reads the topology and the usable PUs;
+// apply() plans for `threads` OpenMP threads and binds each thread in an
+// OpenMP region of that size (OpenMP keeps thread i of a team of a given
+// size on the same OS thread from region to region; the engine binds again
+// at the top of its own region). `first_slot` shifts compact and scatter:
+// ranks of one host that share a set of PUs take consecutive slots
+// (distrib/mpi/run.cpp). A topology that cannot be read, or one that is not
+// this machine's (HWLOC_XMLFILE, HWLOC_SYNTHETIC), gives one warning line
+// and neither binding nor placement record.
 struct Placement {
+  void apply(const BindSettings& bind, int threads, int first_slot = 0);
   std::unique_ptr<Topology> topology;
   std::vector<int> usable;              // PUs the process may use (OS numbers)
   std::vector<std::vector<int>> plan;   // per thread; empty: nothing bound by uts
@@ -55,6 +61,7 @@ struct Placement {
   RankPlace rank_place() const;         // this process's host and usable PUs
   TopologySummary summary() const;
 };
-Placement place_team(const BindSettings& bind, int threads);
+Placement prepare_placement();
+Placement place_team(const BindSettings& bind, int threads);  // prepare, then apply
 
 }  // namespace uts

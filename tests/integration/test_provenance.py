@@ -126,10 +126,33 @@ def main():
     r = json_of(binary, T1_SMALL + ["--sequential", "--bind", "compact"])
     tally.check(len(r["placement"]["threads"]) == 1 and r["placement"]["threads"][0]["pu"] == usable[0],
                 "--sequential --bind compact: the one thread on the first usable PU")
-    env_r = subprocess.run([binary] + T1_SMALL + ["--threads", "2", "--format", "json"], capture_output=True,
-                           text=True, env=dict(os.environ, OMP_PLACES="cores", OMP_PROC_BIND="close"), timeout=120)
-    tally.check(env_r.returncode == 0 and json.loads(env_r.stdout)["placement"]["bind"] == "omp",
-                "OMP_PLACES/OMP_PROC_BIND set and no --bind: bind is 'omp' (the runtime binds)")
+    def with_env(extra, args):
+        p = subprocess.run([binary] + T1_SMALL + args + ["--format", "json"], capture_output=True, text=True,
+                           env=dict(os.environ, **extra), timeout=120)
+        return p, (json.loads(p.stdout) if p.returncode == 0 else {})
+    two = ["--threads", str(min(2, len(usable)))]
+    for extra in ({"OMP_PLACES": "cores", "OMP_PROC_BIND": "close"}, {"OMP_PROC_BIND": "true"}, {"OMP_PLACES": "cores"}):
+        _, r = with_env(extra, two)
+        pl = r.get("placement") or {}
+        # The runtime binds the initial thread to the first place at start-up:
+        # the PUs available must still be all of them.
+        tally.check(pl.get("bind") == "omp" and pl.get("pus_available") == len(usable)
+                    and pl.get("oversubscribed") is False and pl.get("pus_used") == min(2, len(usable)),
+                    "%s and no --bind: bind 'omp', %d PUs available, not oversubscribed" % (extra, len(usable)), str(pl))
+        _, r = with_env(extra, two + ["--bind", "compact"])
+        th = (r.get("placement") or {}).get("threads") or []
+        tally.check(len({x["pu"] for x in th}) == min(2, len(usable), cores),
+                    "%s with --bind compact: threads on different PUs" % extra, str(th))
+    _, r = with_env({"OMP_PROC_BIND": "false"}, two)
+    tally.check((r.get("placement") or {}).get("bind") == "none", "OMP_PROC_BIND=false: bind 'none'")
+    for var, value in (("HWLOC_SYNTHETIC", "pack:2 numa:1 core:4 pu:2"),):
+        p, r = with_env({var: value}, two + ["--bind", "compact"])
+        th = (r.get("placement") or {}).get("threads") or []
+        tally.check(p.returncode == 0 and "not this machine" in p.stderr and p.stderr.count("\n") == 1
+                    and all(x["pu"] is None for x in th) and r["results"]["size"] == rec["results"]["size"]
+                    and r["placement"]["pus_available"] == len(usable) and r["machine"]["topology"] is None,
+                    "%s (another machine's topology): one warning, nothing placed or made up, results exact" % var,
+                    p.stderr + str(th))
     for bad, why in ((["--bind", "tight"], "--bind"), (["--smt"], "--smt"), (["--bind", "numa", "--smt"], "--smt")):
         p = run_uts(binary, T1_SMALL + bad)
         tally.check(p.returncode == 2 and p.stderr.count("\n") == 1 and why in p.stderr,
@@ -163,11 +186,18 @@ def main():
     tally.check(r["expected"]["size"] == 257042 and r["verified"] is True and r["parameters"]["preset"] is None,
                 "an overridden preset keeps expected values given explicitly, and verifies against them")
     p = run_uts(binary, ["--preset", "T1", "-d", "8", "--verify"])
-    tally.check(p.returncode == 2 and p.stderr.count("\n") == 1 and "no expected values" in p.stderr,
+    tally.check(p.returncode == 2 and p.stderr.count("\n") == 1 and "expected values" in p.stderr,
                 "--preset T1 -d 8 --verify: exit 2 (nothing to verify against)", p.stderr)
     r = json_of(binary, ["--preset", "T1", "-d", "10", "--threads", "2"])
     tally.check(r["parameters"]["preset"] == "T1" and r["parameters"]["preset_base"] is None
                 and r["expected"]["size"] == 4130071, "a tree option equal to the preset's keeps the preset")
+    for same in (["-g", "2"], ["-q", "0.3", "-m", "7"], ["-f", "0.9"]):
+        r = json_of(binary, ["--preset", "T1", "--threads", "2", "--verify"] + same)
+        tally.check(r["parameters"]["preset"] == "T1" and r["verified"] is True,
+                    "--preset T1 %s (the same tree: granularity, or parameters geometric trees ignore) keeps T1"
+                    % " ".join(same))
+    p = run_uts(binary, ["--preset", "T1", "-d", "8", "--verify"])
+    tally.check("changed preset T1's tree" in p.stderr, "--verify on a changed preset says why it has nothing to check")
     with tempfile.TemporaryDirectory() as tmp:
         conf = os.path.join(tmp, "deeper.conf")
         with open(conf, "w") as f:
@@ -178,6 +208,20 @@ def main():
     r = json_of(binary, ["--preset", "t1", "--threads", "2"])
     tally.check(r["parameters"]["preset"] == "T1" and r["expected"]["size"] == 4130071,
                 "preset names are case-insensitive (t1 is T1, recorded as T1)")
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "Mine.conf"), "w") as f:
+            f.write("tree = geo\ndepth = 3\n")
+        env = dict(os.environ, UTS_PRESET_DIR=tmp)
+        outs = [subprocess.run([binary, "--preset", name, "--format", "json", "--threads", "1"], capture_output=True,
+                               text=True, env=env, timeout=60) for name in ("mine", "t1")]
+        tally.check(all(o.returncode == 0 for o in outs)
+                    and [json.loads(o.stdout)["parameters"]["preset"] for o in outs] == ["Mine", "T1"],
+                    "case-insensitive lookup in every preset directory (UTS_PRESET_DIR first, then the installed ones)",
+                    " ".join(o.stderr for o in outs))
+        with open(os.path.join(tmp, "s.conf"), "w") as f:
+            f.write("smt = true\n")
+        p = run_uts(binary, ["--config", os.path.join(tmp, "s.conf")])
+        tally.check(p.returncode == 2 and p.stderr.count("\n") == 1, "smt in a config file: exit 2, one line (a flag)")
     p = run_uts(binary, ["--list-presets"])
     listed = {}
     for line in p.stdout.splitlines()[1:]:
@@ -211,6 +255,40 @@ def main():
                     and all("\n" not in line for line in lines),
                     "--format json --output F: one JSON object per line (JSON Lines)")
 
+    # --- Odd arguments still give parseable records --------------------------
+    with tempfile.TemporaryDirectory() as tmp:
+        odd = os.path.join(tmp, "a,b \"c\"\r\nd\xe9.conf")
+        with open(odd, "w") as f:
+            f.write("depth = 4\n")
+        raw = os.fsencode(os.path.join(tmp, "x")) + b"\xff.conf"
+        with open(raw, "w") as f:
+            f.write("depth = 4\n")
+        for path in (odd, raw):
+            argv = [os.fsencode(binary), b"--config", os.fsencode(path), b"--threads", b"1"]
+            pj = subprocess.run(argv + [b"--format", b"json"], capture_output=True, timeout=60)
+            pc = subprocess.run(argv + [b"--format", b"csv"], capture_output=True, timeout=60)
+            try:
+                rj = json.loads(pj.stdout.decode("utf-8"))
+                rows = list(csv.reader(io.StringIO(pc.stdout.decode("utf-8", "replace"), newline="")))
+                ok = (rj["command_line"][2].startswith(tmp) and len(rows) == 2 and len(rows[0]) == len(rows[1]))
+            except (ValueError, KeyError, IndexError):
+                ok = False
+            tally.check(ok, "argv with %r: JSON parses (UTF-8), CSV keeps one row of the header's width"
+                        % os.path.basename(path))
+
+    # --- The pool's records carry the same provenance -----------------------
+    pool = ["--workload", "pool", "--threads", "2", "--trials", "1", "--ops", "200"]
+    r = json_of(binary, pool + ["--bind", "compact"])
+    c = csv_of_rows = list(csv.DictReader(io.StringIO(run_uts(binary, pool + ["--format", "csv"]).stdout)))
+    t = run_uts(binary, pool + ["-v"])
+    tally.check(r.get("build", {}).get("commit") == build.get("commit") and r.get("command_line")
+                and len(r["placement"]["threads"]) == 2 and r["placement"]["bind"] == "compact"
+                and isinstance(r["machine"]["topology"], dict) and r["machine"]["hosts"]
+                and c and c[0]["commit"] == build.get("commit") and c[0]["placement"] and c[0]["topology"]
+                and "Placement: --bind none" in t.stdout and "Build: uts" in t.stdout,
+                "pool: build, command line, hosts, topology and placement in JSON, CSV and -v")
+    del csv_of_rows
+
     # --- MPI: every rank's host and threads --------------------------------
     mpirun = shutil.which("mpirun")
     build_mpi = " with MPI)" in run_uts(binary, ["--version"]).stdout
@@ -228,6 +306,14 @@ def main():
                     p.stderr[-300:])
         if len(usable) >= 4:
             tally.check(len({x["pu"] for x in th}) == 4, "MPI --bind compact: ranks of one host take different PUs")
+        # Ranks the launcher binds to different PUs of one host add up.
+        if len(usable) >= 2:
+            p = subprocess.run([mpirun, "--bind-to", "core", "--mca", "btl", "self,vader", "-np", "2", binary]
+                               + T1_SMALL + ["--threads", "1", "--format", "json"],
+                               capture_output=True, text=True, env=env, timeout=300)
+            pl = json.loads(p.stdout)["placement"] if p.returncode == 0 else {}
+            tally.check(pl.get("pus_available") == 2 and pl.get("oversubscribed") is False and pl.get("pus_used") == 2,
+                        "mpirun --bind-to core, 2 ranks: 2 PUs available and used, not oversubscribed", str(pl))
     else:
         print("skip  MPI placement (no mpirun or a build without MPI)")
     return tally.finish()

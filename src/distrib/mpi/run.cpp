@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "distrib/agent.hpp"
 #include "distrib/mpi/mpi_transport.hpp"
 #include "engine/engine.hpp"
+#include "topology/placement.hpp"
 
 namespace uts::distrib {
 
@@ -72,8 +74,29 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   const int rank = engine.ranks.rank, ranks = engine.ranks.count, threads = engine.threads;
   // One rank needs no agent: the engine runs exactly as without MPI.
   std::unique_ptr<RemoteLink> agent = ranks > 1 ? make_rank_agent(make_mpi_transport(), engine, stop) : nullptr;
+  // Placement before the start barrier (reading the topology takes
+  // milliseconds). Ranks of one host that may use the same PUs take
+  // consecutive slots of them: the k-th such rank starts at slot k x threads.
+  Placement placement = prepare_placement();
+  const RankPlace me = placement.rank_place();
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
+  int local = 0, locals = 1;
+  MPI_Comm_rank(host, &local);
+  MPI_Comm_size(host, &locals);
+  std::vector<RankPlace> neighbours(static_cast<std::size_t>(locals));
+  MPI_Allgather(&me, static_cast<int>(sizeof me), MPI_BYTE, neighbours.data(), static_cast<int>(sizeof me), MPI_BYTE,
+                host);
+  MPI_Comm_free(&host);
+  int same_set_before = 0;
+  for (int i = 0; i < local; ++i) {
+    const RankPlace& o = neighbours[static_cast<std::size_t>(i)];
+    if (std::memcmp(o.usable_mask, me.usable_mask, sizeof me.usable_mask) == 0 && o.usable_pus == me.usable_pus)
+      ++same_set_before;
+  }
+  placement.apply(engine.bind, threads, same_set_before * threads);
   MPI_Barrier(MPI_COMM_WORLD);  // start together: the time is the slowest rank's
-  RunResult mine = run_parallel(tree, engine, stop, progress, agent.get());
+  RunResult mine = run_parallel(tree, engine, stop, progress, agent.get(), &placement);
   mine.truncations = tree.truncations();
   RankStats rs = agent ? agent->stats() : RankStats{};
   rs.threads = threads;

@@ -110,7 +110,7 @@ TEST_CASE("none and omp bind nothing; a synthetic topology binds no real thread"
   CHECK(plan_placement(t, BindPolicy::none, false, 4).empty());
   CHECK(plan_placement(t, BindPolicy::omp, false, 4).empty());
   CHECK_FALSE(bind_calling_thread(t, {0}));
-  CHECK(place_of_calling_thread(t).pu == -1);
+  CHECK(place_of_calling_thread(t, {}).pu == -1);
   CHECK_FALSE(Topology("pack:0 nonsense").loaded());
 }
 
@@ -124,7 +124,7 @@ TEST_CASE("on this machine: compact with 2 threads plans two different PUs when 
   // Binding the calling thread to the first usable PU is read back.
   std::thread([&] {
     REQUIRE(bind_calling_thread(t, {usable.front()}));
-    const ThreadPlace p = place_of_calling_thread(t);
+    const ThreadPlace p = place_of_calling_thread(t, usable);
     CHECK(p.pu == usable.front());
     if (usable.size() > 1) {
       CHECK(p.bound_pus == 1);
@@ -140,10 +140,12 @@ ThreadPlace on(int pu, int bound_pus) {
   p.bound_pus = bound_pus;
   return p;
 }
-RankPlace host(const char* name, int pus) {
+// A rank on host `name` that may use PUs first..first+pus-1.
+RankPlace host(const char* name, int pus, int first = 0) {
   RankPlace r;
   std::strncpy(r.host, name, sizeof r.host - 1);
   r.usable_pus = pus;
+  for (int pu = first; pu < first + pus; ++pu) r.usable_mask[pu / 64] |= std::uint64_t{1} << (pu % 64);
   return r;
 }
 }  // namespace
@@ -169,6 +171,16 @@ TEST_CASE("the record's placement summary: PUs used and oversubscription") {
   s = summarize_placement({on(0, 0), on(1, 0), on(0, 0), on(1, 0)}, {host("a", 2), host("a", 2)}, 2);
   CHECK(s.pus_available == 2);
   CHECK(s.pus_used == 2);
+  CHECK(s.oversubscribed);
+  // Two ranks of one host bound by the launcher to PU 0 and PU 1: the sets
+  // add up (2 PUs), not oversubscribed.
+  s = summarize_placement({on(0, 1), on(1, 1)}, {host("a", 1, 0), host("a", 1, 1)}, 1);
+  CHECK(s.pus_available == 2);
+  CHECK(s.pus_used == 2);
+  CHECK_FALSE(s.oversubscribed);
+  // Two ranks bound to the same PU: 1 PU, oversubscribed.
+  s = summarize_placement({on(3, 1), on(3, 1)}, {host("a", 1, 3), host("a", 1, 3)}, 1);
+  CHECK(s.pus_available == 1);
   CHECK(s.oversubscribed);
   // The same on two hosts: 4 PUs, none oversubscribed.
   s = summarize_placement({on(0, 0), on(1, 0), on(0, 0), on(1, 0)}, {host("a", 2), host("b", 2)}, 2);
