@@ -39,6 +39,11 @@ STATE_MEANING = {
     "agent": "MPI agent: answering ranks, waiting, tokens",
 }
 OUTCOMES = ("success", "empty", "contended")
+# MPI instants drawn on the timeline: (marker, colour, legend text).
+GLOBAL_MARKS = {"global_request": ("v", "black", "global request sent"),
+                "global_answer": ("^", "black", "global answer"),
+                "global_refusal": ("x", "black", "global refusal"),
+                "token": ("D", "0.35", "termination token")}
 MAX_ARROWS = 300  # steal arrows drawn on one timeline at most (evenly chosen beyond that)
 
 
@@ -91,6 +96,7 @@ class Trace:
         steals = []
         tracks = set()
         self.instants = {}
+        self.globals = []  # MPI: (track, ts, name) of the global requests, answers, refusals and tokens
         for i, ev in enumerate(events):
             if not isinstance(ev, dict) or not isinstance(ev.get("ph"), str):
                 raise TraceError("%s: not a uts trace: event %d is not an object with a ph field" % (self.path, i))
@@ -110,6 +116,8 @@ class Trace:
             tracks.add(track)
             if ph == "i":
                 self.instants[ev.get("name")] = self.instants.get(ev.get("name"), 0) + 1
+                if ev.get("cat") == "global" and ev.get("name") in GLOBAL_MARKS:
+                    self.globals.append((track, float(ts), ev["name"]))
                 continue
             if ph != "X":
                 continue
@@ -142,9 +150,25 @@ class Trace:
         self.index = {t: i for i, t in enumerate(self.threads)}
         self.names = names
         self.intervals = {}
+        self.nested = 0  # seconds of other states inside a termination interval, counted as termination
         for track in self.threads:
             per = {}
-            for state, lst in spans.get(track, {}).items():
+            by_state = spans.get(track, {})
+            # uts writes the termination interval when the last search ends, from that search's start: the probes,
+            # back-offs and sleeps recorded meanwhile lie inside it. They count as termination, as in uts's own
+            # breakdown (time_termination), so that the states partition the thread's time.
+            term = min((a for a, _ in by_state.get("termination", [])), default=None)
+            for state, lst in by_state.items():
+                if term is not None and state != "termination":
+                    kept = []
+                    for a, d in lst:
+                        if a + d > term:
+                            self.nested += (a + d - max(a, term)) / 1e6
+                            if a < term:
+                                kept.append((a, term - a))
+                        else:
+                            kept.append((a, d))
+                    lst = kept
                 lst.sort()
                 per[state] = (np.array([a for a, _ in lst], dtype=float), np.array([d for _, d in lst], dtype=float))
             self.intervals[track] = per
@@ -225,8 +249,13 @@ def run_line(trace):
     version = o.get("uts_version")
     commit = str(o.get("commit") or "unknown")
     parts.append("uts %s commit %s" % (version or "?", commit[:12]))
-    if o.get("tree"):
-        parts.append("tree %s" % o["tree"])
+    if o.get("preset") or o.get("tree"):
+        parts.append("tree %s" % (" ".join(str(x) for x in (o.get("preset"), o.get("tree")) if x)
+                                  if o.get("preset") != o.get("tree") else o["tree"]))
+    if _number(o.get("size")):
+        parts.append("%d nodes" % o["size"])
+    if _number(o.get("seconds")):
+        parts.append("%.3g s" % o["seconds"])
     parts.append("protocol %s" % o.get("protocol"))
     for key in ("steal", "victim"):
         if o.get(key):
@@ -240,7 +269,7 @@ def run_line(trace):
     machine = o.get("machine") if isinstance(o.get("machine"), dict) else {}
     topo = machine.get("topology") if isinstance(machine.get("topology"), dict) else {}
     cores = o.get("cores") or topo.get("cores") or machine.get("cores")
-    pus = o.get("pus") or topo.get("pus") or machine.get("pus")
+    pus = o.get("pus") or o.get("pus_available") or topo.get("pus") or machine.get("pus")
     cpu = o.get("cpu_model") or machine.get("cpu_model")
     host = o.get("hostname") or machine.get("hostname")
     if cores:
@@ -258,6 +287,8 @@ def run_line(trace):
     parts.append("buffer %s events per thread, %s recorded, %d dropped"
                  % (o.get("events_per_thread", "?"), rec_total if rec_total is not None else "?",
                     sum(trace.dropped())))
+    if o.get("clock"):
+        parts.append("clock %s" % o["clock"])
     return "Run: " + "; ".join(parts) + "."
 
 
@@ -271,6 +302,15 @@ def truncation_text(trace):
     return ("TRUNCATED TRACE: the buffer kept the first %s events of each thread and dropped %d events "
             "(on %s): what is drawn covers only the recorded start of those threads' runs."
             % (trace.other.get("events_per_thread", "N"), sum(dropped), ", ".join(which)))
+
+
+def nested_text(trace):
+    """The caption's note on the intervals inside termination (None if none)."""
+    if not trace.nested:
+        return None
+    return ("The state intervals recorded inside a thread's termination interval (the last search's probes and "
+            "back-offs, %s in all) are counted and drawn as termination, as uts's own breakdown counts them."
+            % fmt_us(trace.nested * 1e6))
 
 
 def _caption(fig, trace, lines):
@@ -378,6 +418,14 @@ def plot_timeline(trace, out, stem, window=None, max_intervals=2000):
         ax.quiver(xs, y0, np.zeros(len(xs)), y1 - y0, angles="xy", scale_units="xy", scale=1, color="k",
                   width=0.0012 if len(arrows) <= 100 else 0.0008, headwidth=5, headlength=6, headaxislength=5,
                   alpha=0.75 if len(arrows) <= 100 else 0.5, zorder=3)
+    marks = {}
+    for track, ts, name in trace.globals:
+        if lo <= ts <= hi:
+            marks.setdefault(name, []).append(((ts - lo) / div, ys[track] - 0.4))
+    for name, pts in marks.items():
+        marker, color, _ = GLOBAL_MARKS[name]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker=marker, s=14, color=color, linewidths=0.8,
+                   zorder=4, clip_on=False)
     ax.set_yticks([ys[t] for t in trace.threads])
     ax.set_yticklabels([trace.label(t) for t in trace.threads])
     ax.set_ylim(max(ys.values()) + 0.7, -0.7)
@@ -390,20 +438,29 @@ def plot_timeline(trace, out, stem, window=None, max_intervals=2000):
             first = min(ys[t] for t in trace.threads if t[0] == r)
             ax.axhline(first - 0.8, color="0.5", linewidth=0.6)
     title = "Timeline: %s" % ("the whole run" if window is None else "window %g-%g s" % window)
-    ax.set_title("%s, %s" % (title, trace.other.get("protocol")), pad=20)
+
     handles = [plt.Rectangle((0, 0), 1, 1, color=STATE_COLORS[s]) for s in STATES if s in shown]
     labels = [s for s in STATES if s in shown]
     if arrows:
         handles.append(plt.Line2D([], [], color="k", marker="^", markersize=5, linewidth=0.8))
         labels.append("steal: victim -> thief")
-    ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(labels), frameon=False,
+    for name in GLOBAL_MARKS:
+        if name in marks:
+            marker, color, text = GLOBAL_MARKS[name]
+            handles.append(plt.Line2D([], [], color=color, marker=marker, markersize=4, linestyle="none"))
+            labels.append(text)
+    ncol = min(len(labels), 8)
+    ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=ncol, frameon=False,
               fontsize=7.5, handlelength=1.5)
+    ax.set_title("%s, %s" % (title, trace.other.get("protocol")), pad=8 + 13 * math.ceil(len(labels) / float(ncol)))
     fig.tight_layout()
     n_threads = len(trace.threads)
     lines = ["One run, no statistic: each bar is a state interval recorded on the thread's track "
              "(%d intervals in the %s over %d threads; %s)."
              % (total_in, "whole run" if window is None else "window", n_threads,
                 "; ".join("%s = %s" % (s, STATE_MEANING[s]) for s in STATES if s in shown))]
+    if nested_text(trace):
+        lines.append(nested_text(trace))
     if decimated:
         bin_us = (hi - lo) / max_intervals
         lines.append("DECIMATED to at most %d intervals per thread: on %d of %d threads (those with more "
@@ -422,6 +479,12 @@ def plot_timeline(trace, out, stem, window=None, max_intervals=2000):
                         "" if len(arrows) == n_success else " (draw a shorter --window to see every one)"))
     else:
         lines.append("No successful steal in the %s: no arrows." % ("run" if window is None else "window"))
+    if marks:
+        lines.append("Markers on a row's top edge: the MPI agent's global events (%s)."
+                     % ", ".join("%d %s" % (len(marks[n]), GLOBAL_MARKS[n][2] + ("" if len(marks[n]) == 1 else "s"))
+                                 for n in GLOBAL_MARKS if n in marks))
+    elif trace.multi_rank():
+        lines.append("No global request, answer or token recorded%s." % ("" if window is None else " in the window"))
     _caption(fig, trace, lines)
     return pc.save(fig, out, stem + "_timeline")
 
@@ -636,6 +699,8 @@ def plot_breakdown(trace, out, stem):
                  ("%d" % counts[0]) if min(counts) == max(counts) else "%d-%d" % (min(counts), max(counts)),
                  "; the right panel draws the same bars without work, on its own scale" if other else "",
                  min(shares) if shares else 0.0, max(shares) if shares else 0.0)]
+    if nested_text(trace):
+        lines.append(nested_text(trace))
     _caption(fig, trace, lines)
     return pc.save(fig, out, stem + "_breakdown")
 

@@ -41,9 +41,9 @@ def synthetic_trace(ranks, threads, seed=1, end_us=20000.0, events_per_thread=No
                                                                                "contended": 0}}
     flow_id = [0]
 
-    def interval(tr, state, ts, dur):
+    def interval(tr, state, ts, dur, nested=False):
         per_track[tr].append({"ph": "X", "cat": "state", "name": state, "ts": round(ts, 3), "dur": round(dur, 3),
-                              "pid": tr[0], "tid": tr[1]})
+                              "pid": tr[0], "tid": tr[1], "_nested": nested})
 
     for tr in tracks:
         t = 0.0 if tr == (0, 0) else rng.uniform(0, 30)
@@ -56,6 +56,11 @@ def synthetic_trace(ranks, threads, seed=1, end_us=20000.0, events_per_thread=No
                 if ranks > 1 and tr[1] == 0:
                     d = rng.uniform(2, 10)
                     interval(tr, "agent", t, d)
+                    if rng.random() < 0.3:
+                        name = rng.choice(("global_request", "global_answer", "global_refusal", "token"))
+                        per_track[tr].append({"ph": "i", "s": "t", "cat": "global", "name": name, "ts": round(t, 3),
+                                              "pid": tr[0], "tid": tr[1],
+                                              "args": {"peer_rank": (tr[0] + 1) % ranks, "nodes": 0}})
                     t += d
             first = False
             search_start = t
@@ -82,19 +87,21 @@ def synthetic_trace(ranks, threads, seed=1, end_us=20000.0, events_per_thread=No
                 claim = (t, d, "success", victim, rng.randint(1, 40))
                 t += d
             # the state intervals: search pieces around idle/sleep, then claim or termination
+            # (the last search's pieces lie inside the termination interval, as uts writes them)
             cursor = search_start
             steal_events = []
             for a in attempts:
                 if a[2] in ("idle", "sleep"):
                     if a[0] > cursor:
-                        interval(tr, "search" if not last else "termination", cursor, a[0] - cursor)
-                    interval(tr, a[2], a[0], a[1])
+                        interval(tr, "search", cursor, a[0] - cursor, nested=last)
+                    interval(tr, a[2], a[0], a[1], nested=last)
                     cursor = a[0] + a[1]
                 else:
                     steal_events.append(a)
             if last:
                 t_end = max(t, cursor) + rng.uniform(1, 5)
-                interval(tr, "termination", cursor, t_end - cursor)
+                interval(tr, "search", cursor, t_end - cursor, nested=True)
+                interval(tr, "termination", search_start, t_end - search_start)
             else:
                 if claim[0] > cursor:
                     interval(tr, "search", cursor, claim[0] - cursor)
@@ -132,6 +139,9 @@ def synthetic_trace(ranks, threads, seed=1, end_us=20000.0, events_per_thread=No
         dropped.append(len(evs) - len(keep))
         events.extend(keep)
         for e in keep:
+            if e.pop("_nested", False):
+                truth["nested"] = True
+                continue
             if e.get("cat") == "state":
                 sec = truth["seconds"][tr]
                 sec[e["name"]] = sec.get(e["name"], 0.0) + e["dur"] / 1e6
@@ -210,9 +220,10 @@ def check_synthetic(tally, root, tmp, trace_plots):
                 "steal matrix: each thief x victim cell counts the trace's successful steals and their nodes",
                 str(steals))
     b = trace_plots.breakdown(t)
-    ok = all(abs(b[tr].get(s, 0.0) - v) < 1e-9 for tr in truth["seconds"] for s, v in truth["seconds"][tr].items())
+    ok = all(abs(b[tr].get(s, 0.0) - v) < 1e-8 for tr in truth["seconds"] for s, v in truth["seconds"][tr].items())
     ok &= all(set(b[tr]) == set(truth["seconds"][tr]) for tr in truth["seconds"])
-    tally.check(ok, "breakdown: per thread and state, the sum of the recorded intervals' durations")
+    tally.check(ok and truth.get("nested"), "breakdown: per thread and state, the sum of the recorded intervals' "
+                "durations, those inside termination counted as termination")
     tl = svg_text(out, "four", "timeline")
     n_success = truth["outcomes"]["success"]
     tally.check("all %d successful steals" % n_success in tl and "steal: victim -> thief" in tl
@@ -227,7 +238,8 @@ def check_synthetic(tally, root, tmp, trace_plots):
                 and "%d empty" % truth["outcomes"]["empty"] in sd and "log scale" in sd,
                 "steal distributions: attempts per outcome counted, log x")
     bd = svg_text(out, "four", "breakdown")
-    tally.check("TRUNCATED" not in bd and "summed durations" in bd, "breakdown caption: complete trace, what is summed")
+    tally.check("TRUNCATED" not in bd and "summed durations" in bd and "counted and drawn as termination" in bd,
+                "breakdown caption: complete trace, what is summed, the intervals inside termination")
 
     # Decimation and window.
     out2 = os.path.join(tmp, "four_dec")
@@ -260,7 +272,8 @@ def check_synthetic(tally, root, tmp, trace_plots):
         tl = svg_text(out, "mpi", "timeline")
         tally.check("Successful steals by rank" in sm and "Successful steals by domain" in sm
                     and "Nodes moved by domain" in sm and "r1 t1" in tl and "2 ranks x 2 threads" in tl
-                    and "agent" in tl, "MPI: rank and domain matrices, rows r R t T, the agent state")
+                    and "agent" in tl and "global request sent" in tl and "MPI agent's global events" in tl,
+                    "MPI: rank and domain matrices, rows r R t T, the agent state, the global events marked")
 
     # Truncated buffer.
     trace, truth = synthetic_trace(1, 3, seed=7, events_per_thread=40)
