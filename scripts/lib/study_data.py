@@ -10,6 +10,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stats  # noqa: E402
 from study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus  # noqa: E402
 
+# The time breakdown uts reports per run (issue 20): seconds summed over the
+# run's threads (time_total = the threads' wall times summed). Empty for a
+# binary older than issue 20. runs.csv's work_inflation is the binary's
+# (null unless uts ran with --work-baseline, which the studies do not pass);
+# summary.csv's work_inflation is the study's own: see summarize().
+BREAKDOWN_COLUMNS = ["time_work", "time_search", "time_claim", "time_idle", "time_termination", "time_agent",
+                     "time_total"]
+
 # One row per run (warm-up runs included, warmup=1). What uts reports it ran
 # with, so axes left to uts's defaults are recorded too; empty where a value
 # does not apply (steal columns of a --sequential run, request columns of
@@ -28,7 +36,7 @@ RUN_COLUMNS = RUN_ID_COLUMNS + [
     "remote_steal_attempts", "remote_steals", "remote_steal_nodes",
     "domain_node_share_variance", "domain_nodes",
     "global_requests_sent", "global_steals", "global_nodes_stolen",
-] + PLACEMENT_COLUMNS
+] + BREAKDOWN_COLUMNS + ["work_inflation"] + PLACEMENT_COLUMNS
 
 CELL_COLUMNS = ["cell", "tree", "engine", "threads", "ranks", "pes", "protocol", "steal", "victim", "init",
                 "domains", "remote_delay_ns"]
@@ -38,13 +46,17 @@ SPEEDUPS = ("1pe", "seq")
 # Medians (with bootstrap CIs of the median) of these per-run measures.
 METRICS = ["nodes_per_sec", "steal_success_rate", "nodes_per_steal", "deques_examined_per_steal",
            "node_share_relative_variance", "local_steals", "remote_steals", "nodes_per_remote_steal",
-           "domain_node_share_variance", "global_requests_sent", "global_steals", "global_nodes_stolen"]
+           "domain_node_share_variance", "global_requests_sent", "global_steals", "global_nodes_stolen"
+           ] + BREAKDOWN_COLUMNS
+# Work inflation = the cell's median time_work / the median time of the
+# tree's --sequential cell, with its paired bootstrap CI.
+WORK_INFLATION_COLUMNS = ["work_inflation", "work_inflation_ci_low", "work_inflation_ci_high", "work_inflation_n"]
 SUMMARY_COLUMNS = (CELL_COLUMNS + TIME_COLUMNS
                    + ["%s_%s" % (w, b) for s in SPEEDUPS for w in ("speedup_vs", "efficiency_vs")
                       for b in (s, s + "_ci_low", s + "_ci_high")]
                    + ["speedup_vs_1pe_n", "speedup_vs_seq_n", "speedup_ci_method",
                       "bind", "pus_used", "pus_available", "oversubscribed", "placement_source"]
-                   + ["%s_%s" % (m, c) for m in METRICS for c in CI])
+                   + ["%s_%s" % (m, c) for m in METRICS for c in CI] + WORK_INFLATION_COLUMNS)
 # The speedup/efficiency column names, in the order SUMMARY_COLUMNS has them.
 SPEEDUP_COLUMNS = {s: ("speedup_vs_" + s, "speedup_vs_%s_ci_low" % s, "speedup_vs_%s_ci_high" % s) for s in SPEEDUPS}
 EFFICIENCY_COLUMNS = {s: ("efficiency_vs_" + s, "efficiency_vs_%s_ci_low" % s, "efficiency_vs_%s_ci_high" % s)
@@ -232,6 +244,11 @@ def summarize(rows):
             for col, value in zip(EFFICIENCY_COLUMNS[name], (s["speedup"], s["ci_low"], s["ci_high"])):
                 row[col] = None if value is None else stats.efficiency(value, pus)
         row["speedup_ci_method"] = "; ".join(sorted(methods)) or None
+        seq = bases.get("seq")
+        if seq:
+            inflation = work_inflation(seq, runs)
+            if inflation:
+                row.update(zip(WORK_INFLATION_COLUMNS, inflation))
         for metric in METRICS:
             if metric == "nodes_per_remote_steal":
                 values = [float(r["remote_steal_nodes"]) / float(r["remote_steals"]) for r in runs
@@ -242,6 +259,23 @@ def summarize(rows):
                 row["%s_%s" % (metric, c)] = v
         out.append(row)
     return out
+
+
+def work_inflation(seq_runs, runs):
+    """(inflation, ci_low, ci_high, n): the cell's median summed work time
+    (time_work, over its threads) / the --sequential cell's median run time,
+    how much longer the same nodes take in parallel; the 95% CI resamples the
+    repetitions both cells have, paired by index (stats.speedup_ci of the
+    two lists). None where the cell's runs lack time_work (an older uts)."""
+    work = {r["rep"]: _num(r.get("time_work")) for r in runs}
+    if not work or any(v is None or v <= 0 for v in work.values()):
+        return None
+    seq = {r["rep"]: float(r["seconds"]) for r in seq_runs}
+    reps = sorted(set(work) & set(seq), key=int)
+    if not reps:
+        return None
+    s = stats.speedup_ci([work[k] for k in reps], [seq[k] for k in reps], paired=True)
+    return s["speedup"], s["ci_low"], s["ci_high"], s["n"]
 
 
 def _order_key(r):

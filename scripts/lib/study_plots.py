@@ -4,6 +4,7 @@ axis is PEs = ranks x threads: threads in a study without MPI ranks."""
 import math
 import os
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_common as pc  # noqa: E402
@@ -526,6 +527,237 @@ def plot_ranks(summary, out, machine):
     return files
 
 
+# ---------------------------------------------------------------- time breakdown (issue 20)
+
+# The binary's parts of a thread's time (idle includes asleep), in the order
+# they stack, with plot-trace's colours.
+BREAKDOWN_PARTS = [("work", "time_work"), ("search", "time_search"), ("claim", "time_claim"),
+                   ("idle", "time_idle"), ("termination", "time_termination"), ("agent", "time_agent")]
+_BAR_HALF = 0.28  # a bar spans x * 2**-0.28 .. x * 2**0.28 on the log-2 axis
+
+
+def _breakdown_runs(runs):
+    """Measured parallel runs that carry the breakdown (an older uts: none)."""
+    return [r for r in _parallel(runs) if str(r.get("warmup", "0")) == "0" and _f(r.get("time_total"))]
+
+
+def _breakdown_cells(runs):
+    """{(tree, key, pes): [runs]} with key = the policy (and ranks)."""
+    with_ranks = _ranks_vary(runs)
+    cells = {}
+    for r in runs:
+        cells.setdefault((r["tree"], _key(r, with_ranks), _pes(r)), []).append(r)
+    return cells, with_ranks
+
+
+def _seq_median(summary, tree):
+    for r in summary:
+        if r["tree"] == tree and r.get("engine") == "sequential" and _f(r.get("seconds_median")):
+            return _f(r["seconds_median"])
+    return None
+
+
+def _bar_boundaries(ax, machine, xs):
+    """The boundary lines of a bar chart over thread counts xs: half an
+    octave right of the bar at the core count (and at one package's cores,
+    at the PUs with SMT), so that no line runs through a bar; only where a
+    larger x is drawn."""
+    topo = pc.topology(machine)
+    cores, pus, packages = topo.get("cores"), topo.get("pus"), topo.get("packages")
+    marks = []
+    if packages and packages > 1 and cores:
+        marks.append((cores // packages, "1 package: %d cores" % (cores // packages), "0.45", "-."))
+    if cores:
+        marks.append((cores, "%d cores%s" % (cores, " = %d PUs" % pus if pus == cores else ""), "0.25", ":"))
+    if pus and cores and pus > cores:
+        marks.append((pus, "%d PUs (SMT)" % pus, "0.55", ":"))
+    drawn = False
+    for x, label, color, style in marks:
+        right = [v for v in xs if v > x]
+        left = [v for v in xs if v <= x]
+        if right and left:
+            at = (max(left) * min(right)) ** 0.5  # halfway between the neighbouring bars on the log axis
+            ax.axvline(at, color=color, linestyle=style, linewidth=1.3, label=label + " (bars right: more threads)")
+            drawn = True
+    return drawn
+
+
+def _time_scale(seconds):
+    """(multiplier, unit) for a thread-seconds axis whose top is `seconds`."""
+    if seconds >= 1.0:
+        return 1.0, "s"
+    if seconds >= 1e-3:
+        return 1e3, "ms"
+    return 1e6, "µs"
+
+
+def _breakdown_bars(cell, parts, as_share):
+    """The stacked values of one cell: as_share, each part's mean share (%) of
+    the runs' summed thread time (the shares of a run add up to 100, so do
+    their means); else each part's median thread-seconds. Also the largest
+    sd of a share (as_share) and the median summed time with its CI."""
+    values, sd = [], 0.0
+    for _, column in parts:
+        if as_share:
+            v = [100.0 * (_f(r.get(column)) or 0.0) / _f(r["time_total"]) for r in cell]
+            if len(v) > 1:
+                sd = max(sd, stats.summarize(v)["std"] or 0.0)
+            values.append(sum(v) / len(v))
+        else:
+            values.append(stats.summarize([_f(r.get(column)) or 0.0 for r in cell])["median"])
+    total = None if as_share else stats.summarize([_f(r["time_total"]) for r in cell])
+    return values, sd, total
+
+
+def plot_breakdown(runs, summary, out, machine):
+    """breakdown: per tree (row) and configuration (column), stacked bars of
+    each part's mean share of the threads' summed time against PEs;
+    breakdown_seconds: each part's median thread-seconds, the median summed
+    time with its CI on top, and the --sequential cell's median time."""
+    measured = _breakdown_runs(runs)
+    if not measured:
+        note("figures breakdown, breakdown_seconds not drawn: the runs carry no time breakdown (a uts older "
+             "than issue 20)")
+        return []
+    import trace_plots  # the state colours plot-trace uses
+    cells, with_ranks = _breakdown_cells(measured)
+    parts = [(name, col) for name, col in BREAKDOWN_PARTS
+             if name != "agent" or any(_f(r.get(col)) for r in measured)]
+    varying = _varying(measured)
+    trees = [t for t in _trees(summary) if any(r["tree"] == t for r in measured)]
+    keys = sorted({k for (_, k, _) in cells})
+    any_over = any(_over(r) for r in measured)
+    files = []
+    for name, as_share in (("breakdown", True), ("breakdown_seconds", False)):
+        fig, axes = pc.panels(len(keys), rows=len(trees), width=4.3, height=3.5)
+        spread = 0.0
+        ns = []
+        for row, tree in enumerate(trees):
+            seq = _seq_median(summary, tree)
+            bars = {(k, p): _breakdown_bars(c, parts, as_share) for (t, k, p), c in cells.items() if t == tree}
+            if as_share:
+                scale, unit, top = 1.0, "%", 100.0
+            else:  # one scale per tree, so that its configurations compare at a glance
+                most = max([max(sum(v), tot["ci_high"] or tot["median"]) for v, _, tot in bars.values()]
+                           + [seq or 0.0])
+                scale, unit = _time_scale(most)
+                top = most * scale * 1.12
+            for col, key in enumerate(keys):
+                ax = axes[row][col]
+                pes = sorted(p for (k, p) in bars if k == key)
+                if not pes:
+                    ax.set_axis_off()
+                    continue
+                _bar_boundaries(ax, machine, pes)
+                for p in pes:
+                    cell = cells[(tree, key, p)]
+                    ns.append(len(cell))
+                    over = any(_over(r) for r in cell)
+                    left, width = p * 2 ** -_BAR_HALF, p * (2 ** _BAR_HALF - 2 ** -_BAR_HALF)
+                    values, sd, total = bars[(key, p)]
+                    spread = max(spread, sd)
+                    bottom = 0.0
+                    for (part, _), v in zip(parts, values):
+                        ax.bar([left], [v * scale], width=[width], bottom=[bottom], align="edge",
+                               color=trace_plots.STATE_COLORS[part], linewidth=0,
+                               hatch="///" if over else None, edgecolor="white" if over else None)
+                        bottom += v * scale
+                    if total is not None:
+                        m = total["median"] * scale
+                        lo = (total["ci_low"] if total["ci_low"] is not None else total["median"]) * scale
+                        hi = (total["ci_high"] if total["ci_high"] is not None else total["median"]) * scale
+                        ax.errorbar([p], [m], yerr=[[m - lo], [hi - m]], color="k", marker="_", markersize=14,
+                                    capsize=3, elinewidth=0.9, linestyle="none", zorder=4,
+                                    label="median summed thread time, 95% CI" if (row, col) == (0, len(keys) - 1)
+                                    and p == pes[0] else None)
+                if not as_share and seq:
+                    ax.axhline(seq * scale, color="k", linestyle="--", linewidth=1.0,
+                               label="uts --sequential: median time" if (row, col) == (0, len(keys) - 1) else None)
+                pc.log2_axis(ax, pes)
+                ax.set_xlim(min(pes) * 2 ** -0.6, max(pes) * 2 ** 0.6)
+                ax.set_ylim(0, top)
+                ax.set_xlabel(_x_label(measured))
+                if col == 0:
+                    ax.set_ylabel("share of the threads' summed time (%)" if as_share
+                                  else "thread time, summed over threads (%s)" % unit)
+                label = _label(key, varying)
+                ax.set_title("%s%s" % (tree, ("\n" + textwrap.fill(label, 44)) if label else ""), fontsize=9)
+                ax.grid(alpha=0.3, axis="y")
+        handles = [plt.Rectangle((0, 0), 1, 1, color=trace_plots.STATE_COLORS[p]) for p, _ in parts][::-1]
+        labels = [p for p, _ in parts][::-1]
+        if any_over:
+            handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="0.6", hatch="///", edgecolor="white"))
+            labels.append("hatched: oversubscribed")
+        extra_h, extra_l = axes[0][len(keys) - 1].get_legend_handles_labels()
+        axes[0][len(keys) - 1].legend(extra_h + handles, extra_l + labels, loc="upper left",
+                                      bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        fig.tight_layout()
+        if as_share:
+            what = ("Bars: each part's share of the run's summed thread time (time_total), mean over %s measured "
+                    "runs per cell (%s), so the parts add up to 100%%; no error bars: the largest standard deviation "
+                    "of a share over a cell's runs is %.1f percentage points (each part's median and CI in seconds "
+                    "are in summary.csv)." % (pc.n_text(ns), pc.warmup_text(machine), spread))
+        else:
+            what = ("Bars: each part's median over %s measured runs per cell (%s) of its seconds summed over the "
+                    "run's threads; medians of the parts need not add up to the median total, drawn as a black mark "
+                    "with its 95%% bootstrap percentile CI (error bar). Dashed: the --sequential run's median time, "
+                    "what the work would take without work inflation. One y scale per tree."
+                    % (pc.n_text(ns), pc.warmup_text(machine)))
+        lines = [what,
+                 "Parts as uts reports them per thread: work = expanding nodes; search = probing victims until a "
+                 "claim succeeds; claim = the successful steal; idle = backing off and asleep; termination = from "
+                 "the last search's start to the thread's end%s." % ("; agent = the MPI rank agent (thread 0)"
+                                                                     if any(p == "agent" for p, _ in parts) else ""),
+                 ("Hatched bars: more threads than PUs available (oversubscribed): a thread's time then includes "
+                  "time it waited for a PU. " if any_over else "")
+                 + "Dotted vertical lines: the machine's boundaries, drawn between the bars.",
+                 pc.machine_line(machine, _max_pus(measured), _pinning(measured))]
+        pc.caption(fig, lines)
+        files += pc.save(fig, out, name)
+    return files
+
+
+def plot_work_inflation(summary, out, machine):
+    rows = [r for r in _parallel(summary) if _f(r.get("work_inflation")) is not None]
+    if not rows:
+        if any(_f(r.get("time_work_median")) for r in summary):
+            note("figure work_inflation not drawn: the study has no --sequential cell to compare with")
+        return []
+    with_ranks = _ranks_vary(rows)
+    varying = _varying(rows)
+    trees = _trees(rows)
+    fig, axes = pc.panels(len(trees))
+    for ax, tree in zip(axes[0], trees):
+        tree_rows = [r for r in rows if r["tree"] == tree]
+        xs_all = sorted({_pes(r) for r in tree_rows})
+        pc.boundary_lines(ax, machine, max(xs_all))
+        keys = _keys(tree_rows, with_ranks)
+        highs = [1.0]
+        for i, key in enumerate(keys):
+            pts = [(_pes(r), _f(r["work_inflation"]), _f(r.get("work_inflation_ci_low")),
+                    _f(r.get("work_inflation_ci_high")), _over(r)) for r in tree_rows if _key(r, with_ranks) == key]
+            highs += [p[3] or p[1] for p in pts]
+            pc.series(ax, pts, "C%d" % (i % 10), _label(key, varying) or tree, shift=pc.dodge(i, len(keys)))
+        ax.axhline(1.0, color="k", linestyle="--", linewidth=1, label="1: no inflation")
+        pc.log2_axis(ax, xs_all)
+        ax.set_ylim(0, max(highs) * 1.15)
+        ax.set_xlabel(_x_label(rows))
+        ax.set_ylabel("work inflation = work time summed over threads\n/ --sequential time")
+        ax.set_title("%s: work inflation" % tree)
+        ax.grid(alpha=0.3)
+        pc.hollow_legend(ax, any(_over(r) for r in tree_rows))
+        ax.legend(loc="best")
+    fig.tight_layout()
+    lines = _common_caption(machine, rows, "Work inflation = the cell's median time_work (summed over its threads) / "
+                            "the median time of uts --sequential on the same tree, computed by the study; points over",
+                            "95% bootstrap percentile CI of the ratio of medians, paired by repetition",
+                            _max_pus(rows))
+    lines.insert(1, "Above 1: the same nodes take longer in parallel (cache misses, contention, and the engine's "
+                    "per-node work); oversubscribed threads count time spent waiting for a PU as work.")
+    pc.caption(fig, lines)
+    return pc.save(fig, out, "work_inflation")
+
+
 def plot_all(out, machine):
     """Every figure the study's data supports; returns the files written."""
     runs = study_data.read_csv(os.path.join(out, "runs.csv"))
@@ -541,6 +773,8 @@ def plot_all(out, machine):
     files += plot_steal_stats(summary, out, machine)
     files += plot_hierarchy(runs, summary, out, machine)
     files += plot_ranks(summary, out, machine)
+    files += plot_breakdown(runs, summary, out, machine)
+    files += plot_work_inflation(summary, out, machine)
     return files
 
 

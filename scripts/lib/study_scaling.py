@@ -370,7 +370,9 @@ def rows(rec, cell, pinning):
         "domain_nodes": ";".join(str(x["nodes"]) for x in doms["per_domain"]) if doms else None,
         "global_requests_sent": global_sum("requests_sent"), "global_steals": global_sum("steals"),
         "global_nodes_stolen": global_sum("nodes_received"),
+        "work_inflation": agg.get("work_inflation"),
     }
+    row.update((c, agg.get(c)) for c in study_data.BREAKDOWN_COLUMNS)  # absent before issue 20: empty
     row.update(common.placement_fields(rec, pinning))
     return [row]
 

@@ -5,7 +5,10 @@ rounds; the placement uts reports (where the binary has --bind);
 summary.csv's statistics recomputed from runs.csv (median, CI bounds,
 speedups against the 1-thread and the --sequential cell paired by
 repetition, efficiency = speedup / PUs used); machine.json (schema 1);
-every figure, and plot-results redrawing them. The protocol axis (each
+every figure, and plot-results redrawing them; the time breakdown (issue
+20) in runs.csv and summary.csv with the work inflation against the
+--sequential cell and its figures (or, for an older binary, empty columns
+and no breakdown figure). The protocol axis (each
 protocol's own steal and victim), the locality axes (1 thread in 2 domains
 skipped; the hierarchy figures; no speedup figures without a baseline),
 the ranks axis under mpirun (where mpirun and an MPI build exist); a wrong
@@ -39,6 +42,8 @@ BASE_FIGURES = ["speedup", "efficiency", "speedup_sequential", "efficiency_seque
                 "work_share", "steal_stats"]
 HIER_FIGURES = ["hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", "hier_domain_share"]
 RANKS_FIGURES = ["ranks_speedup", "ranks_global_steals"]
+BREAKDOWN_FIGURES = ["breakdown", "breakdown_seconds", "work_inflation"]
+BREAKDOWN_PARTS = ["time_work", "time_search", "time_claim", "time_idle", "time_termination", "time_agent"]
 
 
 def figures_written(folder, names):
@@ -63,6 +68,64 @@ def read(path):
 
 def close(a, b, rel=1e-4):
     return abs(float(a) - float(b)) <= rel * max(abs(float(a)), abs(float(b)), 1e-12)
+
+
+def has_breakdown(binary):
+    """Whether the binary reports the time breakdown (issue 20)."""
+    p = subprocess.run([binary, "-t", "balanced", "-b", "1", "-d", "0", "--format", "json", "--no-progress"],
+                       capture_output=True, text=True, timeout=60)
+    try:
+        return "time_total" in json.loads(p.stdout)["aggregates"]
+    except (ValueError, KeyError):
+        return False
+
+
+def check_breakdown(tally, out, runs, summary, stderr, breakdown):
+    """The time breakdown in runs.csv and summary.csv, the work inflation
+    against the sequential cell, and the breakdown figures; or, for a binary
+    without the breakdown, empty columns and no figures."""
+    measured = [r for r in runs if r["warmup"] == "0"]
+    if not breakdown:
+        print("SKIP: breakdown values: the binary reports no time breakdown (older than issue 20)")
+        tally.check(all(r["time_total"] == "" and r["time_work"] == "" for r in runs)
+                    and all(r["work_inflation"] == "" and r["time_work_median"] == "" for r in summary)
+                    and "breakdown, breakdown_seconds not drawn" in stderr
+                    and figures_written(out, BREAKDOWN_FIGURES) == [x + "." + e for x in BREAKDOWN_FIGURES
+                                                                    for e in ("png", "svg")],
+                    "no breakdown from the binary: the columns empty, no breakdown figure, said on stderr")
+        return
+    ok = True
+    for r in runs:
+        total = float(r["time_total"])
+        parts = sum(float(r[c]) for c in BREAKDOWN_PARTS)
+        ok &= total > 0 and abs(parts - total) <= 0.01 * total
+    tally.check(ok, "runs.csv: each run's breakdown, the parts adding up to time_total within 1%")
+    seq = [r for r in runs if r["engine"] == "sequential"]
+    tally.check(all(abs(float(r["time_work"]) - float(r["time_total"])) <= 0.01 * float(r["time_total"])
+                    for r in seq), "runs.csv: a --sequential run's time is all work")
+    by = {r["cell"]: r for r in summary}
+    seq_cell = next(c for c in by if by[c]["engine"] == "sequential")
+    seq_median = statistics.median(float(r["seconds"]) for r in measured if r["cell"] == seq_cell)
+    ok_med, ok_infl = True, True
+    for cell, row in by.items():
+        work = [float(r["time_work"]) for r in measured if r["cell"] == cell]
+        total = [float(r["time_total"]) for r in measured if r["cell"] == cell]
+        ok_med &= close(row["time_work_median"], statistics.median(work)) and close(row["time_total_median"],
+                                                                                    statistics.median(total))
+        ok_infl &= (close(row["work_inflation"], statistics.median(work) / seq_median)
+                    and row["work_inflation_n"] == "3"
+                    and float(row["work_inflation_ci_low"]) <= float(row["work_inflation_ci_high"]))
+    tally.check(ok_med, "summary.csv: the medians of the breakdown parts per cell")
+    tally.check(ok_infl, "summary.csv: work inflation = median time_work / the --sequential cell's median time, "
+                "n = 3 pairs", str([(c, by[c]["work_inflation"]) for c in by]))
+    missing = figures_written(out, BREAKDOWN_FIGURES)
+    tally.check(not missing, "breakdown, breakdown_seconds and work_inflation figures written", ", ".join(missing))
+    if not missing:
+        with open(os.path.join(out, "breakdown.svg")) as f:
+            svg = f.read()
+        tally.check("n = 3" in svg and "mean over" in svg and "victim=tree" in svg and "termination" in svg
+                    and "Machine:" in svg, "breakdown figure: a panel per policy, the parts, a caption with n and "
+                    "the statistic")
 
 
 def check_main(tally, study, plot, binary, presets, tmp, study_data, has_bind):
@@ -171,16 +234,19 @@ def check_main(tally, study, plot, binary, presets, tmp, study_data, has_bind):
     else:
         tally.check("build_note" in m and any("build" in f["missing"] for f in m["fallbacks"]),
                     "machine.json: a binary without provenance is said to be one")
+    breakdown = has_breakdown(binary)
+    check_breakdown(tally, out, runs, summary, p.stderr, breakdown)
     missing = figures_written(out, BASE_FIGURES)
     tally.check(not missing, "every figure written (PNG and SVG)", ", ".join(missing))
     with open(os.path.join(out, "speedup.svg")) as f:
         svg = f.read()
     tally.check("n = 3" in svg and "95% bootstrap" in svg and "Machine:" in svg and "cores" in svg,
                 "speedup figure: caption with n, the statistic, the error bars and the machine line; core line")
-    for name in BASE_FIGURES:
+    redrawn = BASE_FIGURES + (BREAKDOWN_FIGURES if breakdown else [])
+    for name in redrawn:
         os.remove(os.path.join(out, name + ".png"))
     p = subprocess.run([plot, out], capture_output=True, text=True, timeout=300)
-    tally.check(p.returncode == 0 and not figures_written(out, BASE_FIGURES), "plot-results redraws them",
+    tally.check(p.returncode == 0 and not figures_written(out, redrawn), "plot-results redraws them",
                 p.stderr[-1000:])
 
 
