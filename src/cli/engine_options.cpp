@@ -1,8 +1,9 @@
 #include <cxxopts.hpp>
 
-#include <omp.h>
-
+#include <cctype>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "cli/convert.hpp"
 #include "cli/sections.hpp"
@@ -20,6 +21,19 @@ constexpr std::int64_t kMaxReferenceInt = std::numeric_limits<int>::max();
 StealPolicy chunk_of(const cxxopts::ParseResult& r) {
   const std::int64_t k = int_in_range(r, "chunk", 1, 999999999);  // parse_steal's range
   return StealPolicy{StealAmount::chunk, static_cast<std::uint32_t>(k)};
+}
+
+bool runtime_binds() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  if (bind && *bind) {
+    std::string v = bind;
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto b = v.find_first_not_of(" \t"), e = v.find_last_not_of(" \t");
+    v = b == std::string::npos ? "" : v.substr(b, e - b + 1);
+    return v != "false";
+  }
+  return places && *places;
 }
 
 }  // namespace
@@ -81,9 +95,10 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   if (auto v = sha1::parse_path(sha1_path)) e.sha1 = *v;
   else throw UsageError("--sha1: '" + sha1_path + "' is not auto, avx512, shani or cryptopp");
   // Without --bind: the OpenMP runtime binds when it was asked to
-  // (omp_get_proc_bind() reads OMP_PROC_BIND, and OMP_PLACES alone turns
-  // binding on); recorded as "omp".
-  e.bind.policy = omp_get_proc_bind() != omp_proc_bind_false ? BindPolicy::omp : BindPolicy::none;
+  // (OMP_PROC_BIND other than false, or OMP_PLACES alone, which turns binding
+  // on); recorded as "omp". Read from the environment, not the runtime: the
+  // runtime is not started before the environment is checked (threads.cpp).
+  e.bind.policy = runtime_binds() ? BindPolicy::omp : BindPolicy::none;
   if (r.count("bind")) {
     const std::string bind = value_of<std::string>(r, "bind");
     if (auto v = parse_bind(bind)) e.bind.policy = *v;
