@@ -318,7 +318,8 @@ def check_bad_input(tally, root, tmp):
         lines = p.stderr.strip().splitlines()
         tally.check(p.returncode == 2 and len(lines) == 1 and "Traceback" not in p.stderr
                     and lines[0].startswith("plot-trace: ") and (word is None or word in lines[0])
-                    and p.stdout == "", "bad input (%s): one line, exit 2" % what,
+                    and p.stdout == "" and not os.path.exists(os.path.join(tmp, "w")),
+                    "bad input (%s): one line, exit 2, nothing written" % what,
                     "rc=%d %s" % (p.returncode, p.stderr[-400:]))
 
 
