@@ -352,7 +352,7 @@ def check_real(tally, root, tmp, binary, trace_plots):
                                                                            nodes.sum(),
                                                                            rec["aggregates"]["nodes_stolen"]))
     version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
-    if not shutil.which("mpirun") or "built without MPI" in version or "mpi" not in version.lower():
+    if not shutil.which("mpirun") or "without MPI" in version or "with MPI" not in version:
         print("SKIP: a 2-rank trace: no mpirun or %s is built without MPI" % binary)
         return
     path = os.path.join(tmp, "real_mpi.json")
