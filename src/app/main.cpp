@@ -25,6 +25,8 @@
 #include "report/format.hpp"
 #include "report/machine.hpp"
 #include "report/pool_format.hpp"
+#include "report/trace_json.hpp"
+#include "topology/counters.hpp"
 #include "traversal/run.hpp"
 #include "workload/pool.hpp"
 
@@ -51,6 +53,9 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
   const MachineInfo machine = collect_machine_info();
   RunReport report{cfg.tree, cfg.engine, cfg.preset, result, cfg.expected, std::nullopt, machine};
   report.preset_base = cfg.preset_base;
+  report.work_baseline = cfg.work_baseline;
+  report.counters_asked = !cfg.counters_wanted.empty();
+  report.counters_unavailable = cfg.counters_unavailable;
   report.command_line = cfg.command_line;
   report.ignored = cfg.ignored;
   report.threads_from = cfg.threads_from;
@@ -67,6 +72,10 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
     }
   }
   record.append(json, csv_row);
+  if (!cfg.trace_file.empty()) {
+    WholeFile trace(cfg.trace_file);
+    trace.write(render_trace_json(report));
+  }
 
   if (result.status == RunStatus::interrupted) return status_exit(result.status, result.stop_signal);
   if (report.verified && !*report.verified) {
@@ -165,6 +174,10 @@ int run_main(int argc, char** argv, Voice& voice) {
       return voice.usage_error("--sequential runs in one process, not as " + std::to_string(launch.ranks) +
                                " MPI ranks");
   }
+  if (launch.under_mpi && cfg.work_baseline_sequential) {
+    return voice.usage_error(
+        "--work-baseline sequential runs in one process: under mpirun give the sequential time in seconds");
+  }
   // Options of MPI ranks outside mpirun: refused on the command line,
   // recorded as ignored when a file set them.
   if (!launch.under_mpi)
@@ -206,6 +219,12 @@ int run_main(int argc, char** argv, Voice& voice) {
                                  ? "--sha1 avx512: this CPU has no AVX-512 (F and VL) (use auto, shani or cryptopp)"
                                  : "--sha1 shani: this CPU has no SHA extensions (use auto, avx512 or cryptopp)");
   if (cfg.engine.sha1 == sha1::Path::automatic) cfg.engine.sha1_calibration = sha1::calibrate();
+  // --counters: those this machine allows; the others named in one line.
+  if (!cfg.counters_wanted.empty()) {
+    cfg.engine.counters = usable_counters(cfg.counters_wanted, cfg.counters_unavailable);
+    if (!cfg.counters_unavailable.empty() && voice.speaks)
+      std::fprintf(stderr, "uts: counters unavailable, running without them: %s\n", cfg.counters_unavailable.c_str());
+  }
   cfg.engine.sha1 = *path;
   const Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == cli::Progress::on ||
@@ -215,6 +234,17 @@ int run_main(int argc, char** argv, Voice& voice) {
 #endif
   RunResult result;
   try {
+    if (cfg.work_baseline_sequential) {
+      // The baseline of work inflation: the sequential engine on the same
+      // tree, first (docs/trace.md).
+      EngineSettings seq = cfg.engine;
+      seq.sequential = true;
+      seq.trace_events = 0;
+      ProgressBoard seq_board(1);
+      const RunResult base = run(tree, seq, cfg.stop, seq_board);
+      if (base.status != RunStatus::complete) return report_run(cfg, base, record);
+      cfg.work_baseline = base.seconds;
+    }
     ProgressBoard board(cfg.engine.sequential ? 1 : cfg.engine.threads);
     std::unique_ptr<ProgressReporter> reporter;
     if (progress) reporter = std::make_unique<ProgressReporter>(board);

@@ -92,8 +92,6 @@ const OptionSpec kOptions[] = {
     {"arrangement", 0, "Pool workload (--workload pool: the concurrent-pools experiment)",
      "pool: where the producers sit: contiguous (threads 0..K-1, default) | spread (evenly around the ring)", "",
      nullptr, true},
-    {"trace", 0, "Pool workload (--workload pool: the concurrent-pools experiment)",
-     "pool: write each segment's size over time (sampled) to FILE as CSV", "", nullptr, false},
 
     {"format", 0, "Output", "text | json | csv", "", "text", true},
     {"output", 0, "Output", "append the json (or csv with --format csv) record to FILE", "", nullptr, false},
@@ -101,6 +99,19 @@ const OptionSpec kOptions[] = {
     {"expect-size", 0, "Output", "expected tree size (presets set it)", "", nullptr, true},
     {"expect-depth", 0, "Output", "expected tree depth", "", nullptr, true},
     {"expect-leaves", 0, "Output", "expected number of leaves", "", nullptr, true},
+    {"trace", 0, "Output",
+     "the tree search: write an event trace to FILE after the run (FILE.json: Chrome/Perfetto trace JSON; "
+     "docs/trace.md); --workload pool: each segment's size over time (sampled) as CSV", "", nullptr, false},
+    {"trace-events", 0, "Output",
+     "--trace: events kept per thread, 1 to 100000000 (default 262144, about 6 MiB per thread); later ones are "
+     "counted as dropped", "N", nullptr, true},
+    {"work-baseline", 0, "Output",
+     "work inflation (work time summed over threads / the sequential time): sequential (run --sequential on the "
+     "same tree first) | SECONDS (a sequential time measured before)", "", nullptr, true},
+    {"counters", 0, "Output",
+     "read these counters per thread around the run (perf_event_open), comma-separated: cycles, instructions, "
+     "llc-misses, llc-references, branch-misses, branches, task-clock, page-faults, context-switches, "
+     "cpu-migrations; where they are not permitted, one line says so and the run goes on", "LIST", nullptr, true},
     {"progress", 0, "Output", "show a live progress line on stderr", nullptr, nullptr, false},
     {"no-progress", 0, "Output", "never show the progress line", nullptr, nullptr, false},
     {"verbose", 'v', "Output",

@@ -2,6 +2,7 @@
 // preset and config files underneath (the command line wins).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,7 +41,11 @@ struct RunConfig {
 
   Workload workload = Workload::uts;  // --workload
   PoolSettings pool;                  // --workload pool
-  std::string trace_file;             // --trace: the pool's segment-size samples (CSV)
+  std::string trace_file;             // --trace: the event trace (JSON), or the pool's segment sizes (CSV)
+  bool work_baseline_sequential = false;  // --work-baseline sequential
+  std::optional<double> work_baseline;    // --work-baseline SECONDS
+  std::vector<CounterRequest> counters_wanted;  // --counters, before the machine is asked
+  std::string counters_unavailable;             // those it does not allow, and why (app/main.cpp)
 
   std::set<std::string> given;       // the options given on the command line (long names)
   std::vector<std::string> ignored;  // options a file set that do not apply to this run (applicability.cpp)

@@ -1,25 +1,77 @@
 #include <cxxopts.hpp>
 
+#include <algorithm>
+#include <exception>
+#include <string>
+
 #include "cli/convert.hpp"
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
 #include "steal/registry.hpp"
+#include "topology/counters.hpp"
 
 namespace uts::cli {
 
 // --workload pool and its options (checked on the merged command line and
 // files: they depend on --threads and each other).
 void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
-  static const char* const kPoolOnly[] = {"ops", "fill", "trials", "mix", "producers", "arrangement", "trace"};
+  static const char* const kPoolOnly[] = {"ops", "fill", "trials", "mix", "producers", "arrangement"};
   const std::string workload = value_of<std::string>(r, "workload");
   if (workload == "uts") cfg.workload = Workload::uts;
   else if (workload == "pool") cfg.workload = Workload::pool;
   else throw UsageError("--workload: '" + workload + "' is not uts or pool");
+  if (r.count("trace")) {
+    cfg.trace_file = value_of<std::string>(r, "trace");
+    if (cfg.trace_file.empty()) throw UsageError("--trace: empty file name");
+  }
   if (cfg.workload == Workload::uts) {
     for (const char* key : kPoolOnly)
       if (r.count(key)) throw UsageError(std::string("--") + key + " applies only to --workload pool");
+    // The event trace (docs/trace.md): Chrome/Perfetto JSON.
+    if (!cfg.trace_file.empty()) {
+      const std::string& f = cfg.trace_file;
+      if (f.size() < 5 || f.compare(f.size() - 5, 5, ".json") != 0)
+        throw UsageError("--trace " + f + ": the event trace is Chrome/Perfetto JSON: name the file *.json");
+      cfg.engine.trace_events = 262144;
+      if (r.count("trace-events"))
+        cfg.engine.trace_events = static_cast<std::size_t>(int_in_range(r, "trace-events", 1, 100000000));
+    } else if (r.count("trace-events")) {
+      throw UsageError("--trace-events applies only with --trace FILE");
+    }
+    if (r.count("counters")) {
+      const std::string list = value_of<std::string>(r, "counters");
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string name = list.substr(start, comma - start);
+        const auto spec = find_counter(name);
+        if (!spec) throw UsageError("--counters: '" + name + "' is not one of " + counter_names());
+        cfg.counters_wanted.push_back(*spec);
+        start = comma + 1;
+      }
+    }
+    if (r.count("work-baseline")) {
+      const std::string b = value_of<std::string>(r, "work-baseline");
+      if (b == "sequential") {
+        if (cfg.engine.sequential) throw UsageError("--work-baseline sequential does not apply to --sequential");
+        cfg.work_baseline_sequential = true;
+      } else {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(b, &used);
+          if (used != b.size()) v = -1;
+        } catch (const std::exception&) {
+          v = -1;
+        }
+        if (!(v > 0) || v > 1e9) throw UsageError("--work-baseline: '" + b + "' is not sequential or a time in seconds > 0");
+        cfg.work_baseline = v;
+      }
+    }
     return;
   }
+  for (const char* key : {"trace-events", "work-baseline", "counters"})
+    if (r.count(key)) throw UsageError(std::string("--") + key + " does not apply to --workload pool");
   const EngineSettings& e = cfg.engine;
   if (e.sequential) throw UsageError("--workload pool and --sequential do not go together (the pool is parallel)");
   if (e.protocol != SplitProtocol::traits.name)
@@ -53,10 +105,6 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
     if (a == "contiguous") p.arrangement = Arrangement::contiguous;
     else if (a == "spread") p.arrangement = Arrangement::spread;
     else throw UsageError("--arrangement: '" + a + "' is not contiguous or spread");
-  }
-  if (r.count("trace")) {
-    cfg.trace_file = value_of<std::string>(r, "trace");
-    if (cfg.trace_file.empty()) throw UsageError("--trace: empty file name");
   }
 }
 

@@ -49,7 +49,7 @@ class RankAgent final : public RemoteLink {
     if (stats_.steals != before) return true;  // nodes arrived: take() made thread 0 busy
     housekeeping(host);
     if (finished_ || host.stop_raised()) return false;
-    if (!outstanding_ && dry && settings_.stealing) send_request();
+    if (!outstanding_ && dry && settings_.stealing) send_request(host);
     if (ring_.holds_token() && host.quiescent()) on_passive_with_token(host);
     return false;
   }
@@ -76,7 +76,7 @@ class RankAgent final : public RemoteLink {
     while (std::optional<Message> m = net_->receive()) {
       switch (m->tag) {
         case Tag::request: answer(host, m->source, idle); break;
-        case Tag::answer: on_answer(host, m->bytes); break;
+        case Tag::answer: on_answer(host, m->source, m->bytes); break;
         case Tag::token: ring_.token_arrived(wire::to_token(m->bytes)); break;
         case Tag::done:
           finished_ = true;
@@ -109,9 +109,10 @@ class RankAgent final : public RemoteLink {
       ring_.sent_basic();  // counted before it can be received
     }
     net_->send(thief, Tag::answer, wire::of_nodes(give_));
+    host.note_global(TraceEvent::request_answered, thief, static_cast<std::uint32_t>(give_.size()));
   }
 
-  void on_answer(LinkHost& host, const std::vector<char>& bytes) {
+  void on_answer(LinkHost& host, int from, const std::vector<char>& bytes) {
     outstanding_ = false;
     stats_.request_wait_seconds += seconds_since(request_sent_);
     std::size_t n = 0;
@@ -121,8 +122,10 @@ class RankAgent final : public RemoteLink {
     }
     if (n == 0) {
       ++stats_.refusals;
+      host.note_global(TraceEvent::refusal_received, from, 0);
       return;
     }
+    host.note_global(TraceEvent::answer_received, from, static_cast<std::uint32_t>(n));
     ring_.received_basic();
     if (finished_) {
       // The termination algorithm says no node can be in flight after DONE.
@@ -136,7 +139,7 @@ class RankAgent final : public RemoteLink {
     host.take(arrived_.data(), arrived_.size());
   }
 
-  void send_request() {
+  void send_request(LinkHost& host) {
     // A random other rank.
     int victim = static_cast<int>(rng_.below(static_cast<std::uint64_t>(ranks_ - 1)));
     if (victim >= rank_) ++victim;
@@ -144,6 +147,7 @@ class RankAgent final : public RemoteLink {
     ++stats_.requests_sent;
     request_sent_ = Clock::now();
     net_->send(victim, Tag::request, {});
+    host.note_global(TraceEvent::request_sent, victim, 0);
   }
 
   // This rank is passive and holds the token (SafraRing decides).
@@ -151,6 +155,7 @@ class RankAgent final : public RemoteLink {
     const SafraRing::Action a = ring_.on_passive();
     if (a.kind == SafraRing::Action::pass) {
       net_->send(a.to, Tag::token, wire::of_token(a.token));
+      host.note_global(TraceEvent::token, a.to, 0);
     } else if (a.kind == SafraRing::Action::conclude) {
       finished_ = true;
       for (int r = 1; r < ranks_; ++r) net_->send(r, Tag::done, {});

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -10,9 +11,11 @@
 #include <vector>
 
 #include "base/clock.hpp"
+#include "base/tick.hpp"
 #include "engine/worker.hpp"
 #include "steal/registry.hpp"
 #include "topology/domains.hpp"
+#include "topology/counters.hpp"
 #include "topology/placement.hpp"
 
 namespace uts {
@@ -30,11 +33,16 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   std::optional<DomainMap> domains;
   if (settings.uses_domains()) domains = build_domain_map(settings.locality.domains, threads);
   Shared<P> shared(threads, tree, settings, stop, progress, std::move(domains), link && link->ranks() > 1);
+  shared.trace_capacity = settings.trace_events;
+  tick::Span span;
   RunResult out;
   out.threads.resize(static_cast<std::size_t>(threads));
   out.places.resize(static_cast<std::size_t>(threads));
   std::vector<Counts> counts(static_cast<std::size_t>(threads));  // merged after the region
   std::vector<char> ended_empty(static_cast<std::size_t>(threads), 0);
+  std::vector<ThreadTrace> traces(settings.trace_events ? static_cast<std::size_t>(threads) : 0);
+  std::vector<std::vector<std::int64_t>> counter_values(static_cast<std::size_t>(threads));
+  std::atomic<int> counters_scaled{0};
   Clock::time_point start;
   int granted = threads;
 
@@ -47,18 +55,26 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     // Bound again here, before the worker's first touch: this region's
     // thread `id` need not be the one place_team() bound.
     placement.bind_again(id);
+    ThreadCounters counters;  // --counters: opened by this thread, read around its run
+    counters.open(settings.counters);
     // Each worker is allocated and first touched by its own thread.
     auto* me = new Worker<P>(shared.protocol, id);
     shared.workers[static_cast<std::size_t>(id)] = me;
 #pragma omp barrier
     if (granted == threads) {
 #pragma omp single
-      start = Clock::now();
+      {
+        start = Clock::now();
+        span.begin();
+      }
       ThreadRun<P> run(id, threads, shared, link);
       try {
+        counters.start();
+        run.begin_timing();
         run.seed_work();
 #pragma omp barrier
         run.run();
+        counters.stop();
       } catch (const std::bad_alloc&) {
         // Out of memory or a deque past 2^30 slots: no partial result could
         // be trusted, and the other threads cannot be unwound out of the
@@ -72,10 +88,26 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     }
 #pragma omp barrier
 #pragma omp single
-    out.seconds = seconds_since(start);
+    {
+      out.seconds = seconds_since(start);
+      span.end();
+    }
     out.threads[static_cast<std::size_t>(id)] = me->stats;
     counts[static_cast<std::size_t>(id)] = me->counts;
     ended_empty[static_cast<std::size_t>(id)] = me->ended_empty;
+    {
+      // The thread's time in seconds, at the rate the run measured.
+      ThreadStats& st = out.threads[static_cast<std::size_t>(id)];
+      const double tps = span.ticks_per_second();
+      for (int p = 0; p < kPhases; ++p) st.time_phase[p] = double(me->phase_ticks[p]) / tps;
+      st.time_total = double(me->total_ticks) / tps;
+      if (shared.trace_capacity) traces[static_cast<std::size_t>(id)] = std::move(me->trace);
+      bool scaled = false;
+      std::vector<std::int64_t> v;
+      for (const auto& c : counters.values(scaled)) v.push_back(c ? static_cast<std::int64_t>(*c) : -1);
+      counter_values[static_cast<std::size_t>(id)] = std::move(v);
+      if (scaled) counters_scaled.store(1, std::memory_order_relaxed);  // relaxed: read after the region
+    }
     out.places[static_cast<std::size_t>(id)] = placement.sample();
 #pragma omp barrier
     delete me;
@@ -96,6 +128,13 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   out.domains = shared.domains;
   out.rank_places = {placement.rank_place()};
   out.topology = placement.summary();
+  for (const CounterRequest& c : settings.counters) out.counters.names.push_back(c.name);
+  if (!settings.counters.empty()) out.counters.per_thread = std::move(counter_values);
+  out.counters.scaled = counters_scaled.load(std::memory_order_relaxed);  // relaxed: read after the region
+  if (settings.trace_events) {
+    out.traces = std::move(traces);
+    out.clocks = {TickCalibration{span.first_tick(), span.ticks_per_second()}};
+  }
   return out;
 }
 

@@ -39,6 +39,9 @@ class LinkHost {
   virtual void stop(RunStatus why, int signal) = 0;
   // The job is over (termination detected): every thread of the rank ends.
   virtual void finish() = 0;
+  // --trace: a global event (run/trace.hpp TraceEvent::GlobalKind) with
+  // another rank, and the nodes it moved. No-op unless tracing.
+  virtual void note_global(std::uint8_t /*kind*/, int /*peer*/, std::uint32_t /*nodes*/) {}
 };
 
 class RemoteLink {

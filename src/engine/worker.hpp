@@ -19,11 +19,13 @@
 #include "base/interrupt.hpp"
 #include "engine/remote_link.hpp"
 #include "engine/stop_flag.hpp"
+#include "engine/time_split.hpp"
 #include "run/locality.hpp"
 #include "run/progress.hpp"
 #include "run/settings.hpp"
 #include "run/stats.hpp"
 #include "run/status.hpp"
+#include "run/trace.hpp"
 #include "steal/idle/backoff.hpp"
 #include "steal/idle/sleep.hpp"
 #include "steal/idle/termination.hpp"
@@ -58,6 +60,9 @@ struct Worker {
   // When its loop ended: nothing left in its deque or its expander, and no
   // expansion given up (a run stopped just as it finished is complete).
   bool ended_empty = false;
+  std::uint64_t phase_ticks[kPhases] = {};  // TimeSplit's totals, turned into seconds after the run
+  std::uint64_t total_ticks = 0;
+  ThreadTrace trace;                         // --trace: the first events (capacity reserved by its owner)
 };
 
 // What every thread of one run shares.
@@ -91,6 +96,7 @@ struct Shared {
   // Threads whose loop has ended (MPI: thread 0 stays its rank's agent until
   // all have). A count only: the results are merged after the OpenMP barrier.
   Padded<std::atomic<int>> finished;
+  std::size_t trace_capacity = 0;  // --trace: events kept per thread; 0: no trace
 };
 
 // Thread 0 of a rank in a job of several ranks is its rank's agent: it lends
@@ -100,12 +106,12 @@ class RankSeat {
  public:
   RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), every_(poll_every) {}
   bool taken() const { return link_ != nullptr; }
-  // After each expansion: every --rank-poll expansions, answer other ranks.
-  void after_expansion(LinkHost& host) {
-    if (link_ && ++polls_ >= every_) {
-      polls_ = 0;
-      link_->poll_busy(host);
-    }
+  // After each expansion: true every --rank-poll expansions, when the
+  // caller answers other ranks (poll_busy).
+  bool due() {
+    if (!link_ || ++polls_ < every_) return false;
+    polls_ = 0;
+    return true;
   }
   // Idle: true when another rank's nodes arrived (take() marked us busy).
   bool idle_poll(LinkHost& host, bool dry) { return link_ && link_->poll_idle(host, dry); }
@@ -154,6 +160,13 @@ class ThreadRun final : public LinkHost {
       seed_abandoned_ = true;
   }
 
+  // Starts the thread's clock (work: the seed is work). Before seed_work().
+  void begin_timing() {
+    if (sh_.trace_capacity) self_.trace.events.reserve(sh_.trace_capacity);  // allocated (and touched) here
+    begin_tick_ = tick::now();
+    split_.begin(begin_tick_, Phase::work, sh_.trace_capacity ? &self_.trace : nullptr, sh_.trace_capacity);
+  }
+
   void run() {
     interrupt::watch(sh_.stop_flag.watchable());  // long loops deep in the tree code watch it
     for (;;) {
@@ -167,6 +180,10 @@ class ThreadRun final : public LinkHost {
     self_.stats.nodes = self_.counts.nodes;
     report(self_.deque, self_.stats);
     interrupt::watch(nullptr);
+    const std::uint64_t end = tick::now();
+    split_.end(end);
+    for (int p = 0; p < kPhases; ++p) self_.phase_ticks[p] = split_.ticks(static_cast<Phase>(p));
+    self_.total_ticks = end - begin_tick_;
   }
 
   // ---- LinkHost, for thread 0's agent (thread 0 only) ----
@@ -205,6 +222,11 @@ class ThreadRun final : public LinkHost {
     sh_.termination.finish();
     sh_.sleep.wake_all();
   }
+  void note_global(std::uint8_t kind, int peer, std::uint32_t nodes) override {
+    if (!split_.tracing()) return;
+    const std::uint64_t t = tick::now();
+    split_.record(TraceEvent{t, t, peer, nodes, TraceEvent::global, kind});
+  }
 
  private:
   using Step = VictimSearch::Step;
@@ -225,7 +247,11 @@ class ThreadRun final : public LinkHost {
       } else {
         expander_.add(sh_.tree, node, self_.counts, deque, keep_going());
         serve_thieves(deque);
-        seat_.after_expansion(*this);
+        if (seat_.due()) {
+          split_.to(Phase::agent);
+          seat_.poll_busy(*this);
+          split_.to(Phase::work);
+        }
       }
       if (self_.counts.nodes >= next_poll_ && poll()) return;
       if (expander_.abandoned()) {  // a huge node or a -g batch given up: the run stops
@@ -260,11 +286,26 @@ class ThreadRun final : public LinkHost {
     if (self_.deque.expose_work() && polls_ - last_wake_poll_ >= engine_detail::kWakeSpacing) {
       last_wake_poll_ = polls_;
       sh_.sleep.wake_one(id_);
+      if (split_.tracing()) {
+        const std::uint64_t t = tick::now();
+        split_.record(TraceEvent{t, t, -1, 0, TraceEvent::wake, 0});
+      }
     }
   }
 
   // ---- explore: idle until a steal succeeds (true) or the run is over ----
+  // Its time is search, claim, idle (and agent); when it ends the thread's
+  // run (false), termination (time_split.hpp).
   bool explore() {
+    split_.to(Phase::search);
+    split_.mark_search();
+    const bool found = explore_once();
+    if (found) split_.to(Phase::work);
+    else split_.terminate();
+    return found;
+  }
+
+  bool explore_once() {
     sh_.progress.publish(id_, self_.counts.nodes);
     on_dry(self_.deque);  // first: request cells close even when the run stops here
     if (sh_.stop_flag.raised()) return false;
@@ -293,7 +334,7 @@ class ThreadRun final : public LinkHost {
     auto attempt = [this](int victim, const StealPolicy& amount) { return try_victim(victim, amount); };
     for (;;) {
       if (sh_.termination.done()) return false;
-      if (seat_.idle_poll(*this, victims_.dry())) return true;  // another rank's nodes
+      if (seat_.taken() && agent_poll()) return true;  // another rank's nodes
       if (stop_requested()) return false;
       if (hinted >= 0 && hinted != id_) {
         // The owner that woke us has unclaimed stealable nodes: try it first.
@@ -308,7 +349,10 @@ class ThreadRun final : public LinkHost {
         if (detect()) return false;
         if (!seat_.taken()) continue;
       }
-      if (backoff.next() == Backoff::Step::sleep) {
+      split_.to(Phase::idle);
+      const Backoff::Step backed_off = backoff.next();
+      split_.to(Phase::search);
+      if (backed_off == Backoff::Step::sleep) {
         if (detect()) {
           sh_.sleep.wake_all();
           return false;
@@ -316,14 +360,18 @@ class ThreadRun final : public LinkHost {
         if (seat_.taken()) {
           // The agent must keep answering other ranks and passing the
           // token: a short nap, never the futex sleep.
+          split_.to(Phase::idle);
           std::this_thread::sleep_for(engine_detail::kAgentNap);
+          split_.to(Phase::search);
           backoff.reset();
           victims_.reset_dry();
           continue;
         }
         ++self_.stats.sleeps;
+        split_.to_at(tick::now(), Phase::idle, TraceEvent::kSleep);
         hinted = sh_.sleep.sleep(engine_detail::kSleepTimeout,
                                  [&] { return sh_.termination.done() || sh_.stop_flag.raised(); });
+        split_.to(Phase::search);
         backoff.reset();
       }
     }
@@ -332,10 +380,22 @@ class ThreadRun final : public LinkHost {
   bool serve_as_agent() {
     for (;;) {
       if (sh_.termination.done()) return false;
-      if (seat_.idle_poll(*this, victims_.dry())) return true;
+      if (agent_poll()) return true;
       if (stop_requested()) return false;
+      split_.to(Phase::idle);
       std::this_thread::sleep_for(engine_detail::kAgentNap);
+      split_.to(Phase::search);
     }
+  }
+
+  // Thread 0 of a rank, idle: answer other ranks, ask them for work (agent
+  // time). true: another rank's nodes arrived.
+  bool agent_poll() {
+    const Phase was = split_.phase();
+    split_.to(Phase::agent);
+    const bool got = seat_.idle_poll(*this, victims_.dry());
+    split_.to(was);
+    return got;
   }
 
   // Every 64 idle steps: SIGINT or a stop raised elsewhere ends the search.
@@ -372,7 +432,18 @@ class ThreadRun final : public LinkHost {
     const bool remote = sh_.domains && !sh_.domains->same(id_, v);
     const RemoteDelay delay{remote ? sh_.settings.locality.remote_delay_ns : 0};
     delay();
+    const std::uint64_t t0 = tick::now();
     const StealOutcome got = self_.deque.steal(victim.deque, busy_, amount, delay);
+    const std::uint64_t t1 = tick::now();
+    if (got.nodes > 0) {  // the claim that succeeded; failed claims are search
+      split_.to_at(t0, Phase::claim);
+      split_.to_at(t1, Phase::search);
+    }
+    if (split_.tracing())
+      split_.record(TraceEvent{t0, t1, v, got.nodes, TraceEvent::steal,
+                               got.nodes > 0   ? TraceEvent::success
+                               : got.attempted ? TraceEvent::contended
+                                               : TraceEvent::empty});
     ThreadStats& st = self_.stats;
     if (got.attempted) {
       ++st.steal_attempts;
@@ -401,6 +472,8 @@ class ThreadRun final : public LinkHost {
   bool seed_abandoned_ = false;
   Expander expander_;
   std::vector<std::uint64_t> scan_;  // termination detection scratch
+  TimeSplit split_;
+  std::uint64_t begin_tick_ = 0;
 };
 
 }  // namespace uts

@@ -16,6 +16,8 @@ Aggregates aggregate(const RunResult& r) {
     a.nodes_reclaimed += t.nodes_reclaimed;
     a.sleeps += t.sleeps;
     a.idle_seconds += t.idle_seconds;
+    for (int p = 0; p < 6; ++p) a.time_phase[p] += t.time_phase[p];
+    a.time_total += t.time_total;
     a.requests_sent += t.requests_sent;
     a.requests_answered += t.requests_answered;
     a.requests_refused += t.requests_refused;

@@ -25,6 +25,8 @@ struct Aggregates {
   double mean_request_wait_seconds = 0;  // request_wait_seconds / requests_sent (0 if none)
   std::uint64_t local_steal_attempts = 0, local_steals = 0, local_steal_nodes = 0;
   std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
+  double time_phase[6] = {0, 0, 0, 0, 0, 0};  // summed over threads (run/trace.hpp Phase)
+  double time_total = 0;
 };
 Aggregates aggregate(const RunResult& r);
 

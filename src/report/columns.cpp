@@ -51,6 +51,26 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// --counters in CSV: "name=total;..." over threads ("name=?" where a thread
+// could not read it); empty when not asked for.
+std::string counter_totals(const RecordView& x) {
+  const CounterResults& c = x.r.result.counters;
+  std::string out;
+  for (std::size_t k = 0; k < c.names.size(); ++k) {
+    std::int64_t total = 0;
+    bool complete = !c.per_thread.empty();
+    for (const auto& t : c.per_thread) {
+      if (k < t.size() && t[k] >= 0) total += t[k];
+      else complete = false;
+    }
+    if (!out.empty()) out += ';';
+    out += c.names[k];
+    out += '=';
+    out += complete ? std::to_string(total) : std::string("?");
+  }
+  return out;
+}
+
 // The record's own conditions.
 bool seq(V x) { return x.r.engine.sequential; }
 bool requests(V x) { return !seq(x) && x.has(kRequestCounters); }
@@ -223,6 +243,20 @@ const Column kRun[] = {
     {"placement", nullptr, nullptr, false, [](V x) { return text(placement_list(x.places_view())); }},
     {"preset_base", "parameters", "preset_base", false,
      [](V x) { return when(!x.r.preset_base.empty(), text(x.r.preset_base)); }},
+    // Where the threads' time went (issue 20, docs/trace.md), summed over threads.
+    {"time_work", "aggregates", "time_work", false, [](V x) { return real(x.agg.time_phase[0]); }},
+    {"time_search", "aggregates", "time_search", false, [](V x) { return real(x.agg.time_phase[1]); }},
+    {"time_claim", "aggregates", "time_claim", false, [](V x) { return real(x.agg.time_phase[2]); }},
+    {"time_idle", "aggregates", "time_idle", false, [](V x) { return real(x.agg.time_phase[3]); }},
+    {"time_termination", "aggregates", "time_termination", false, [](V x) { return real(x.agg.time_phase[4]); }},
+    {"time_agent", "aggregates", "time_agent", false, [](V x) { return real(x.agg.time_phase[5]); }},
+    {"time_total", "aggregates", "time_total", false, [](V x) { return real(x.agg.time_total); }},
+    {"work_baseline_seconds", "aggregates", "work_baseline_seconds", false, [](V x) { return opt(x.r.work_baseline); }},
+    {"counters", nullptr, nullptr, false, [](V x) { return when(x.r.counters_asked, text(counter_totals(x))); }},
+    {"work_inflation", "aggregates", "work_inflation", false,
+     [](V x) {
+       return x.r.work_baseline && *x.r.work_baseline > 0 ? real(x.agg.time_phase[0] / *x.r.work_baseline) : kAbsent;
+     }},
     // clang-format on
 };
 
@@ -245,6 +279,13 @@ const RowColumn kThread[] = {
     {"nodes_reclaimed", false, [](V x, I i) { return when(x.has(kReclaimCounters), count(th(x, i).nodes_reclaimed)); }},
     {"sleeps", false, [](V x, I i) { return count(th(x, i).sleeps); }},
     {"idle_seconds", false, [](V x, I i) { return real(th(x, i).idle_seconds); }},
+    {"time_work", false, [](V x, I i) { return real(th(x, i).time_phase[0]); }},
+    {"time_search", false, [](V x, I i) { return real(th(x, i).time_phase[1]); }},
+    {"time_claim", false, [](V x, I i) { return real(th(x, i).time_phase[2]); }},
+    {"time_idle", false, [](V x, I i) { return real(th(x, i).time_phase[3]); }},
+    {"time_termination", false, [](V x, I i) { return real(th(x, i).time_phase[4]); }},
+    {"time_agent", false, [](V x, I i) { return real(th(x, i).time_phase[5]); }},
+    {"time_total", false, [](V x, I i) { return real(th(x, i).time_total); }},
     {"requests_sent", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_sent)); }},
     {"requests_answered", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_answered)); }},
     {"requests_refused", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_refused)); }},

@@ -1,3 +1,4 @@
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -46,6 +47,52 @@ std::string string_array(const std::vector<std::string>& items) {
   }
   out += ']';
   return out;
+}
+
+// --counters (docs/trace.md): null when not asked for.
+std::string counters_json(const RecordView& x) {
+  if (!x.r.counters_asked) return "null";
+  const CounterResults& c = x.r.result.counters;
+  std::ostringstream s;
+  std::vector<std::string> names = c.names;
+  s << "{\"names\":" << string_array(names) << ",\"unavailable\":"
+    << (x.r.counters_unavailable.empty() ? std::string("null") : fmt::json_string(x.r.counters_unavailable))
+    << ",\"scaled\":" << (c.scaled ? "true" : "false") << ",\"per_thread\":[";
+  std::vector<std::int64_t> totals(names.size(), 0);
+  std::vector<bool> complete(names.size(), true);
+  for (std::size_t i = 0; i < c.per_thread.size(); ++i) {
+    s << (i ? "," : "") << "{\"thread\":" << i;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const std::int64_t v = k < c.per_thread[i].size() ? c.per_thread[i][k] : -1;
+      s << "," << fmt::json_string(names[k]) << ":" << (v >= 0 ? std::to_string(v) : std::string("null"));
+      if (v >= 0) totals[k] += v;
+      else complete[k] = false;
+    }
+    s << "}";
+  }
+  s << "],\"totals\":{";
+  for (std::size_t k = 0; k < names.size(); ++k)
+    s << (k ? "," : "") << fmt::json_string(names[k]) << ":"
+      << (complete[k] && !c.per_thread.empty() ? std::to_string(totals[k]) : std::string("null"));
+  s << "},\"derived\":{";
+  auto total_of = [&](const char* n) -> std::optional<double> {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (names[k] == n && complete[k] && !c.per_thread.empty()) return double(totals[k]);
+    return std::nullopt;
+  };
+  bool first = true;
+  auto derived = [&](const char* name, std::optional<double> num, double den) {
+    s << (first ? "" : ",") << "\"" << name << "\":" << (num && den > 0 ? fmt::num(*num / den) : std::string("null"));
+    first = false;
+  };
+  derived("cycles_per_node", total_of("cycles"), double(x.r.result.counts.nodes));
+  derived("instructions_per_node", total_of("instructions"), double(x.r.result.counts.nodes));
+  derived("instructions_per_cycle", total_of("instructions"), total_of("cycles").value_or(0));
+  derived("llc_misses_per_steal", total_of("llc-misses"), double(x.agg.steals));
+  derived("llc_misses_per_node", total_of("llc-misses"), double(x.r.result.counts.nodes));
+  derived("branch_misses_per_node", total_of("branch-misses"), double(x.r.result.counts.nodes));
+  s << "}}";
+  return s.str();
 }
 
 // machine.hosts and machine.topology.
@@ -119,6 +166,7 @@ std::string render_json(const RunReport& r) {
   object(s, x, "build", first);
   s << ",\"command_line\":" << string_array(r.command_line);
   object(s, x, "placement", first, "", "\"threads\":" + placement_threads_json(x.places_view()));
+  s << ",\"counters\":" << counters_json(x);
   s << "}\n";
   return s.str();
 }

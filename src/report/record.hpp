@@ -29,6 +29,9 @@ struct RunReport {
   std::string threads_from{};        // where the thread count came from
   std::string preset_base{};         // --preset whose tree was changed by tree options (cli/options.cpp)
   std::vector<std::string> command_line{};  // argv as given
+  std::optional<double> work_baseline{};  // --work-baseline: the sequential time work inflation divides by
+  bool counters_asked = false;          // --counters given
+  std::string counters_unavailable{};   // the counters this machine did not allow, and why
 };
 
 // What the columns read: the report, and what is derived from it once.

@@ -6,6 +6,7 @@
 #include "report/format.hpp"
 #include "report/provenance.hpp"
 #include "report/text_util.hpp"
+#include "run/trace.hpp"
 #include "sha1/words.hpp"
 #include "steal/registry.hpp"
 
@@ -102,6 +103,8 @@ std::string render_text(const RunReport& r, int verbose) {
     s << "Oversubscribed: " << res.places.size() << (res.places.size() == 1 ? " thread" : " threads") << " on "
       << x.placement.pus_available << (x.placement.pus_available == 1 ? " PU" : " PUs")
       << " (threads share PUs: times are not per-core figures)\n";
+  if (r.counters_asked && !r.counters_unavailable.empty())
+    s << "Counters unavailable: " << r.counters_unavailable << "\n";
   if (r.verify_skipped) s << "Verify: not verified: partial run\n";
   if (r.verified) {
     s << "Verify: " << (*r.verified ? "OK" : "MISMATCH") << " (expected";
@@ -140,6 +143,50 @@ std::string render_text(const RunReport& r, int verbose) {
       << ", deques examined per attempt = " << fixed(a.deques_per_attempt, 2)
       << ", node share variance = " << a.share_variance
       << " (relative " << a.share_relative_variance << ")\n";
+    // Where the time went (docs/trace.md): seconds per phase, and percent of
+    // the thread's time.
+    const bool agent = a.time_phase[static_cast<int>(Phase::agent)] > 0;
+    s << "thread  time(s)     work   search    claim     idle  termination" << (agent ? "    agent" : "") << "\n";
+    auto row = [&](const char* name, const double* phase, double total) {
+      char line[200];
+      std::snprintf(line, sizeof line, "%6s %8.3f", name, total);
+      s << line;
+      for (int p = 0; p < kPhases; ++p) {
+        if (p == static_cast<int>(Phase::agent) && !agent) continue;
+        std::snprintf(line, sizeof line, p == static_cast<int>(Phase::termination) ? " %11.1f%%" : " %7.1f%%",
+                      total > 0 ? 100.0 * phase[p] / total : 0.0);
+        s << line;
+      }
+      s << "\n";
+    };
+    for (std::size_t i = 0; i < res.threads.size(); ++i)
+      row(std::to_string(i).c_str(), res.threads[i].time_phase, res.threads[i].time_total);
+    row("all", a.time_phase, a.time_total);
+    s << "Work time (all threads) = " << fixed(a.time_phase[0], 3) << " s";
+    if (r.work_baseline && *r.work_baseline > 0)
+      s << ", work inflation = " << fixed(a.time_phase[0] / *r.work_baseline, 3) << " (over the sequential run's "
+        << fixed(*r.work_baseline, 3) << " s)";
+    else
+      s << " (work inflation: give --work-baseline sequential or SECONDS)";
+    s << "\n";
+    const CounterResults& cr = res.counters;
+    if (r.counters_asked && !cr.names.empty() && !cr.per_thread.empty()) {
+      s << "thread";
+      for (const std::string& n : cr.names) s << " " << std::string(n.size() < 16 ? 16 - n.size() : 0, ' ') << n;
+      s << "\n";
+      for (std::size_t i = 0; i < cr.per_thread.size(); ++i) {
+        char line[32];
+        std::snprintf(line, sizeof line, "%6zu", i);
+        s << line;
+        for (std::size_t k = 0; k < cr.names.size(); ++k) {
+          const std::int64_t v = k < cr.per_thread[i].size() ? cr.per_thread[i][k] : -1;
+          std::snprintf(line, sizeof line, " %16s", v >= 0 ? std::to_string(v).c_str() : "-");
+          s << line;
+        }
+        s << "\n";
+      }
+      if (cr.scaled) s << "Counters: multiplexed by the kernel, values scaled by time enabled / time running\n";
+    }
     if (res.domains) {
       const DomainMap& m = *res.domains;
       const DomainAggregates& da = x.domains;

@@ -9,6 +9,7 @@
 #include "run/placement.hpp"
 #include "run/stats.hpp"
 #include "run/status.hpp"
+#include "run/trace.hpp"
 #include "tree/counts.hpp"
 
 namespace uts {
@@ -34,6 +35,11 @@ struct RunResult {
   std::vector<ThreadPlace> places;
   std::vector<RankPlace> rank_places;
   TopologySummary topology;
+  // --trace: every thread's events (rank-major) and, per rank, how to read
+  // their ticks (docs/trace.md).
+  std::vector<ThreadTrace> traces;
+  std::vector<TickCalibration> clocks;
+  CounterResults counters;  // --counters
 };
 
 // Comparison with the expected values present; true when all present match

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "run/locality.hpp"
 #include "run/placement.hpp"
+#include "run/trace.hpp"
 #include "run/policy.hpp"
 #include "sha1/batch.hpp"
 
@@ -56,6 +58,8 @@ struct EngineSettings {
   std::uint32_t poll_interval = 1;  // protocols that poll for requests: expansions between checks (-I)
   LocalitySettings locality;
   BindSettings bind;  // --bind, --smt
+  std::size_t trace_events = 0;  // --trace: events kept per thread (--trace-events); 0: no trace
+  std::vector<CounterRequest> counters;  // --counters: those this machine allows (app/ probes them)
   RankSettings ranks;
   ReferenceFlags reference;
 

@@ -22,7 +22,11 @@ struct ThreadStats {
   std::uint64_t nodes_stolen = 0;     // nodes moved in by successful claims
   std::uint64_t deques_examined = 0;  // victim deques looked at while searching
   std::uint64_t sleeps = 0;           // times this thread slept (futex) while idle
-  double idle_seconds = 0;            // time spent without work
+  double idle_seconds = 0;            // time spent without work (search + claim + idle + termination)
+  // Where the thread's time went (run/trace.hpp Phase, docs/trace.md): work,
+  // search, claim, idle, termination, agent; they add up to time_total.
+  double time_phase[6] = {0, 0, 0, 0, 0, 0};
+  double time_total = 0;
   // kShareCounters: times this owner made nodes stealable, and how many.
   std::uint64_t shares = 0;
   std::uint64_t nodes_shared = 0;

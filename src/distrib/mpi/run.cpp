@@ -41,7 +41,8 @@ void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
 namespace {
 
 static_assert(std::is_trivially_copyable_v<ThreadStats> && std::is_trivially_copyable_v<RankStats> &&
-                  std::is_trivially_copyable_v<ThreadPlace> && std::is_trivially_copyable_v<RankPlace>,
+                  std::is_trivially_copyable_v<ThreadPlace> && std::is_trivially_copyable_v<RankPlace> &&
+                  std::is_trivially_copyable_v<TraceEvent> && std::is_trivially_copyable_v<TickCalibration>,
               "statistics are gathered as bytes");
 
 template <class T>
@@ -124,6 +125,66 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   std::vector<RankPlace> rank_places_all = gather(mine.rank_places.data(), 1, ranks, rank);
   std::optional<DomainMap> domains;
   if (mine.domains) domains = merge_domains(*mine.domains, threads, ranks, rank);
+  // --counters: every thread's values to rank 0.
+  std::vector<std::vector<std::int64_t>> counters_all;
+  if (const std::size_t n = engine.counters.size(); n > 0) {
+    std::vector<std::int64_t> flat;
+    mine.counters.per_thread.resize(static_cast<std::size_t>(threads));
+    for (auto& t : mine.counters.per_thread) {
+      t.resize(n, -1);
+      flat.insert(flat.end(), t.begin(), t.end());
+    }
+    const std::vector<std::int64_t> all = gather(flat.data(), threads * static_cast<int>(n), ranks, rank);
+    for (std::size_t i = 0; i * n < all.size(); ++i)
+      counters_all.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(i * n),
+                                all.begin() + static_cast<std::ptrdiff_t>((i + 1) * n));
+    int scaled = mine.counters.scaled ? 1 : 0, any = 0;
+    MPI_Reduce(&scaled, &any, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    mine.counters.scaled = any != 0;
+  }
+  // --trace: every thread's events to rank 0 (counts, then the bytes).
+  std::vector<ThreadTrace> traces_all;
+  std::vector<TickCalibration> clocks_all;
+  if (engine.trace_events) {
+    mine.traces.resize(static_cast<std::size_t>(threads));
+    mine.clocks.resize(1);
+    std::vector<std::uint64_t> meta;  // per thread: events, dropped
+    std::vector<TraceEvent> flat;
+    for (const ThreadTrace& t : mine.traces) {
+      meta.push_back(t.events.size());
+      meta.push_back(t.dropped);
+      flat.insert(flat.end(), t.events.begin(), t.events.end());
+    }
+    const std::vector<std::uint64_t> meta_all = gather(meta.data(), 2 * threads, ranks, rank);
+    clocks_all = gather(mine.clocks.data(), 1, ranks, rank);
+    const int bytes = static_cast<int>(flat.size() * sizeof(TraceEvent));
+    std::vector<int> sizes(static_cast<std::size_t>(rank == 0 ? ranks : 0)), offsets(sizes.size());
+    MPI_Gather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<TraceEvent> flat_all;
+    if (rank == 0) {
+      long long total = 0;
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        offsets[k] = static_cast<int>(total);
+        total += sizes[k];
+      }
+      flat_all.resize(static_cast<std::size_t>(total) / sizeof(TraceEvent));
+    }
+    MPI_Gatherv(flat.data(), bytes, MPI_BYTE, flat_all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    if (rank == 0) {
+      std::size_t at = 0;
+      for (std::size_t i = 0; 2 * i < meta_all.size(); ++i) {
+        ThreadTrace t;
+        const std::size_t n = static_cast<std::size_t>(meta_all[2 * i]);
+        t.events.assign(flat_all.begin() + static_cast<std::ptrdiff_t>(at),
+                        flat_all.begin() + static_cast<std::ptrdiff_t>(at + n));
+        t.dropped = meta_all[2 * i + 1];
+        at += n;
+        traces_all.push_back(std::move(t));
+      }
+    }
+    mine.traces.clear();  // rank 0 reports traces_all; no copy below
+  }
 
   RunResult out = mine;
   out.status = static_cast<RunStatus>(status);
@@ -138,6 +199,9 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   out.threads = std::move(threads_all);
   out.ranks = std::move(ranks_all);
   out.places = std::move(places_all);
+  out.traces = std::move(traces_all);
+  if (!engine.counters.empty()) out.counters.per_thread = std::move(counters_all);
+  out.clocks = std::move(clocks_all);
   out.rank_places = std::move(rank_places_all);
   out.domains = std::move(domains);
   return out;
