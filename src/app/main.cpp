@@ -26,6 +26,7 @@
 #include "report/machine.hpp"
 #include "report/pool_format.hpp"
 #include "report/trace_json.hpp"
+#include "report/trace_otf2.hpp"
 #include "topology/counters.hpp"
 #include "traversal/run.hpp"
 #include "workload/pool.hpp"
@@ -73,8 +74,21 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
   }
   record.append(json, csv_row);
   if (!cfg.trace_file.empty()) {
-    WholeFile trace(cfg.trace_file);
-    trace.write(render_trace_json(report));
+    if (is_otf2_path(cfg.trace_file)) {
+      try {
+        write_trace_otf2(report, cfg.trace_file);
+      } catch (const Otf2Error& e) {
+        throw OutputError(e.what());
+      }
+    } else {
+      std::unique_ptr<WholeFile> trace;
+      try {
+        trace = std::make_unique<WholeFile>(cfg.trace_file);
+      } catch (const cli::UsageError& e) {  // after the run: an output error, not bad usage
+        throw OutputError(std::string("--trace: ") + e.what());
+      }
+      trace->write(render_trace_json(report));
+    }
   }
 
   if (result.status == RunStatus::interrupted) return status_exit(result.status, result.stop_signal);
@@ -208,6 +222,12 @@ int run_main(int argc, char** argv, Voice& voice) {
     } catch (const cli::UsageError& e) {
       return voice.usage_error(e.what());
     }
+  }
+
+  // An OTF2 archive's folder, checked before the run: absent or empty.
+  if (voice.speaks && cfg.workload == cli::Workload::uts && is_otf2_path(cfg.trace_file)) {
+    const std::string problem = otf2_target_problem(cfg.trace_file);
+    if (!problem.empty()) return voice.usage_error("--trace " + cfg.trace_file + ": " + problem);
   }
 
   if (cfg.workload == cli::Workload::pool) return run_pool_workload(cfg, record, voice);

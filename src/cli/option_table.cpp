@@ -101,7 +101,8 @@ const OptionSpec kOptions[] = {
     {"expect-leaves", 0, "Output", "expected number of leaves", "", nullptr, true},
     {"trace", 0, "Output",
      "the tree search: write an event trace to FILE after the run (FILE.json: Chrome/Perfetto trace JSON; "
-     "docs/trace.md); --workload pool: each segment's size over time (sampled) as CSV", "", nullptr, false},
+     "FILE.otf2: an OTF2 archive folder for ViTE/Vampir, in builds with OTF2; docs/trace.md); --workload pool: each "
+     "segment's size over time (sampled) as CSV", "", nullptr, false},
     {"trace-events", 0, "Output",
      "--trace: events kept per thread, 1 to 100000000 (default 262144, about 6 MiB per thread); later ones are "
      "counted as dropped", "N", nullptr, true},

@@ -7,6 +7,7 @@
 #include "cli/convert.hpp"
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
+#include "report/trace_otf2.hpp"
 #include "steal/registry.hpp"
 #include "topology/counters.hpp"
 
@@ -27,11 +28,17 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
   if (cfg.workload == Workload::uts) {
     for (const char* key : kPoolOnly)
       if (r.count(key)) throw UsageError(std::string("--") + key + " applies only to --workload pool");
-    // The event trace (docs/trace.md): Chrome/Perfetto JSON.
+    // The event trace (docs/trace.md): Chrome/Perfetto JSON, or an OTF2
+    // archive (a folder; "run.otf2/" is "run.otf2").
     if (!cfg.trace_file.empty()) {
       const std::string& f = cfg.trace_file;
-      if (f.size() < 5 || f.compare(f.size() - 5, 5, ".json") != 0)
-        throw UsageError("--trace " + f + ": the event trace is Chrome/Perfetto JSON: name the file *.json");
+      const bool json = f.size() >= 5 && f.compare(f.size() - 5, 5, ".json") == 0;
+      if (!json && !is_otf2_path(f))
+        throw UsageError("--trace " + f +
+                         ": name the trace *.json (Chrome/Perfetto trace JSON) or *.otf2 (an OTF2 archive folder)");
+      if (!json && !otf2_available())
+        throw UsageError("--trace " + f + ": this uts was built without OTF2 (rebuild with libotf2-trace-dev " +
+                         "installed, or name a *.json trace)");
       cfg.engine.trace_events = 262144;
       if (r.count("trace-events"))
         cfg.engine.trace_events = static_cast<std::size_t>(int_in_range(r, "trace-events", 1, 100000000));
