@@ -20,7 +20,7 @@ namespace detail {
 inline bool invariant_tsc() {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007u, a, b, c, d);
   return (d >> 8) & 1u;  // "TscInvariant"
 #else
