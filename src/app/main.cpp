@@ -229,6 +229,15 @@ int run_main(int argc, char** argv, Voice& voice) {
     const std::string problem = otf2_target_problem(cfg.trace_file);
     if (!problem.empty()) return voice.usage_error("--trace " + cfg.trace_file + ": " + problem);
   }
+  // A JSON trace (or the pool's CSV one): writable, checked before the run
+  // (the temporary file is opened and removed again).
+  if (voice.speaks && !cfg.trace_file.empty() && !is_otf2_path(cfg.trace_file)) {
+    try {
+      WholeFile probe(cfg.trace_file);
+    } catch (const cli::UsageError& e) {
+      return voice.usage_error(std::string("--trace: ") + e.what());
+    }
+  }
 
   if (cfg.workload == cli::Workload::pool) return run_pool_workload(cfg, record, voice);
 
@@ -241,6 +250,7 @@ int run_main(int argc, char** argv, Voice& voice) {
   if (cfg.engine.sha1 == sha1::Path::automatic) cfg.engine.sha1_calibration = sha1::calibrate();
   // --counters: those this machine allows; the others named in one line.
   if (!cfg.counters_wanted.empty()) {
+    for (const CounterRequest& c : cfg.counters_wanted) cfg.engine.counters_asked.push_back(c.name);
     cfg.engine.counters = usable_counters(cfg.counters_wanted, cfg.counters_unavailable);
     if (!cfg.counters_unavailable.empty() && voice.speaks)
       std::fprintf(stderr, "uts: counters unavailable, running without them: %s\n", cfg.counters_unavailable.c_str());
@@ -260,9 +270,15 @@ int run_main(int argc, char** argv, Voice& voice) {
       EngineSettings seq = cfg.engine;
       seq.sequential = true;
       seq.trace_events = 0;
+      seq.counters.clear();
       ProgressBoard seq_board(1);
       const RunResult base = run(tree, seq, cfg.stop, seq_board);
-      if (base.status != RunStatus::complete) return report_run(cfg, base, record);
+      if (base.status != RunStatus::complete) {
+        // Only a signal stops it (--max-nodes is refused with it): no record
+        // of a parallel run that did not happen.
+        std::fprintf(stderr, "uts: stopped during the --work-baseline sequential run: no record written\n");
+        return status_exit(base.status, base.stop_signal);
+      }
       cfg.work_baseline = base.seconds;
     }
     ProgressBoard board(cfg.engine.sequential ? 1 : cfg.engine.threads);

@@ -41,27 +41,44 @@ inline std::uint64_t now() {
 
 inline const char* source() { return detail::kUseTsc ? "tsc" : "clock_monotonic_raw"; }
 
-// Ticks against the steady clock over a span (a run): the rate at the end.
+namespace detail {
+// A tick and the steady clock read together: the steady clock read on both
+// sides of the tick, the midpoint kept (a preemption between the reads
+// would skew a short calibration).
+struct Pair {
+  std::uint64_t tick = 0;
+  std::chrono::steady_clock::time_point steady{};
+};
+inline Pair read_pair() {
+  const auto a = std::chrono::steady_clock::now();
+  const std::uint64_t t = now();
+  const auto b = std::chrono::steady_clock::now();
+  return Pair{t, a + (b - a) / 2};
+}
+// Read as the program starts (static initialisation): the rate of a run is
+// measured from here to the run's end, milliseconds at least, so even a run
+// of a few microseconds gets a true rate.
+inline const Pair kProgramStart = read_pair();
+}  // namespace detail
+
+// A run's span: its first tick, and the tick rate measured from the
+// program's start to the span's end against the steady clock.
 class Span {
  public:
-  void begin() {
-    t0_ = now();
-    s0_ = std::chrono::steady_clock::now();
-  }
-  void end() {
-    t1_ = now();
-    s1_ = std::chrono::steady_clock::now();
-  }
+  void begin() { t0_ = now(); }
+  void end() { end_ = detail::read_pair(); }
   std::uint64_t first_tick() const { return t0_; }
+  void set_first_tick(std::uint64_t t) { t0_ = t; }
   double ticks_per_second() const {
-    const double s = std::chrono::duration<double>(s1_ - s0_).count();
-    if (!(s > 1e-4) || t1_ <= t0_) return 1e9;  // too short to measure (under 0.1 ms): a guess
-    return double(t1_ - t0_) / s;
+    const detail::Pair& a = detail::kProgramStart;
+    const double s = std::chrono::duration<double>(end_.steady - a.steady).count();
+    if (!(s > 1e-6) || end_.tick <= a.tick) return 1e9;  // not measurable: nanosecond ticks assumed
+    return double(end_.tick - a.tick) / s;
   }
 
  private:
-  std::uint64_t t0_ = 0, t1_ = 0;
-  std::chrono::steady_clock::time_point s0_{}, s1_{};
+  std::uint64_t t0_ = 0;
+  detail::Pair end_{};
 };
 
 }  // namespace uts::tick

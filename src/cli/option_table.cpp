@@ -104,7 +104,7 @@ const OptionSpec kOptions[] = {
      "FILE.otf2: an OTF2 archive folder for ViTE/Vampir, in builds with OTF2; docs/trace.md); --workload pool: each "
      "segment's size over time (sampled) as CSV", "", nullptr, false},
     {"trace-events", 0, "Output",
-     "--trace: events kept per thread, 1 to 100000000 (default 262144, about 6 MiB per thread); later ones are "
+     "--trace: events kept per thread, 1 to 100000000 (default 262144, 8 MiB per thread); later ones are "
      "counted as dropped", "N", nullptr, true},
     {"work-baseline", 0, "Output",
      "work inflation (work time summed over threads / the sequential time): sequential (run --sequential on the "

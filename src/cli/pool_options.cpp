@@ -53,6 +53,8 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
         const std::string name = list.substr(start, comma - start);
         const auto spec = find_counter(name);
         if (!spec) throw UsageError("--counters: '" + name + "' is not one of " + counter_names());
+        for (const CounterRequest& c : cfg.counters_wanted)
+          if (c.name == name) throw UsageError("--counters: '" + name + "' named twice");
         cfg.counters_wanted.push_back(*spec);
         start = comma + 1;
       }
@@ -61,6 +63,9 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
       const std::string b = value_of<std::string>(r, "work-baseline");
       if (b == "sequential") {
         if (cfg.engine.sequential) throw UsageError("--work-baseline sequential does not apply to --sequential");
+        if (cfg.stop.max_nodes != 0)
+          throw UsageError("--work-baseline sequential and --max-nodes do not go together (the baseline must be the "
+                           "whole tree)");
         cfg.work_baseline_sequential = true;
       } else {
         double v = 0;
@@ -79,6 +84,9 @@ void fill_pool(const cxxopts::ParseResult& r, RunConfig& cfg) {
   }
   for (const char* key : {"trace-events", "work-baseline", "counters"})
     if (r.count(key)) throw UsageError(std::string("--") + key + " does not apply to --workload pool");
+  if (const std::string& f = cfg.trace_file;
+      (f.size() >= 5 && f.compare(f.size() - 5, 5, ".json") == 0) || is_otf2_path(f))
+    throw UsageError("--trace " + f + ": the pool's trace is CSV (segment sizes over time): name it *.csv");
   const EngineSettings& e = cfg.engine;
   if (e.sequential) throw UsageError("--workload pool and --sequential do not go together (the pool is parallel)");
   if (e.protocol != SplitProtocol::traits.name)

@@ -59,6 +59,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     counters.open(settings.counters);
     // Each worker is allocated and first touched by its own thread.
     auto* me = new Worker<P>(shared.protocol, id);
+    if (shared.trace_capacity) me->trace.events.reserve(shared.trace_capacity);  // before the run's start
     shared.workers[static_cast<std::size_t>(id)] = me;
 #pragma omp barrier
     if (granted == threads) {
@@ -70,7 +71,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
       ThreadRun<P> run(id, threads, shared, link);
       try {
         counters.start();
-        run.begin_timing();
+        run.begin_timing(span.first_tick());
         run.seed_work();
 #pragma omp barrier
         run.run();

@@ -30,10 +30,28 @@ class TimeSplit {
 
   void to(Phase p) { to_at(tick::now(), p); }
   void to_at(std::uint64_t t, Phase p, std::uint8_t detail = 0) {
+    if (t < last_) t = last_;  // a tick clock stepping back (TSCs of two CPUs a little apart)
     acc_[static_cast<int>(cur_)] += t - last_;
     last_ = t;
     cur_ = p;
     record_state(t, p, detail);
+  }
+
+  // Time from t0 to t1 (now) was spent in phase p, inside the current phase:
+  // counted as p, and drawn in the trace only when it lasted at least
+  // `min_ticks` (short agent polls and spin steps would fill the buffer).
+  void charge(Phase p, std::uint64_t t0, std::uint64_t t1, std::uint64_t min_ticks) {
+    if (t1 - t0 >= min_ticks && trace_) {
+      const Phase was = cur_;
+      to_at(t0, p);
+      to_at(t1, was);
+      return;
+    }
+    if (t0 < last_) t0 = last_;
+    if (t1 < t0) t1 = t0;
+    acc_[static_cast<int>(cur_)] += t0 - last_;
+    acc_[static_cast<int>(p)] += t1 - t0;
+    last_ = t1;
   }
 
   void mark_search() {
@@ -43,12 +61,14 @@ class TimeSplit {
   // The search since mark_search() ended the thread's run: its time (from
   // the mark on) is termination, and so is what follows.
   void terminate() {
-    const std::uint64_t t = tick::now();
+    std::uint64_t t = tick::now();
+    if (t < last_) t = last_;
     acc_[static_cast<int>(cur_)] += t - last_;
     last_ = t;
     std::uint64_t moved = 0;
+    // All of it, agent time included (the trace shows it as termination too).
     for (int i = 0; i < kPhases; ++i) {
-      if (i == static_cast<int>(Phase::termination) || i == static_cast<int>(Phase::agent)) continue;
+      if (i == static_cast<int>(Phase::termination)) continue;
       moved += acc_[i] - mark_[i];
       acc_[i] = mark_[i];
     }
@@ -75,6 +95,7 @@ class TimeSplit {
     }
   }
   void end(std::uint64_t t) {
+    if (t < last_) t = last_;
     acc_[static_cast<int>(cur_)] += t - last_;
     last_ = t;
     if (trace_) record(TraceEvent{t, t, -1, 0, TraceEvent::state, 255});  // the end of the last interval

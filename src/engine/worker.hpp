@@ -160,11 +160,13 @@ class ThreadRun final : public LinkHost {
       seed_abandoned_ = true;
   }
 
-  // Starts the thread's clock (work: the seed is work). Before seed_work().
-  void begin_timing() {
-    if (sh_.trace_capacity) self_.trace.events.reserve(sh_.trace_capacity);  // allocated (and touched) here
-    begin_tick_ = tick::now();
-    split_.begin(begin_tick_, Phase::work, sh_.trace_capacity ? &self_.trace : nullptr, sh_.trace_capacity);
+  // Starts the thread's clock at the run's start (`run_start`, common to
+  // all threads): the time until this thread begins (leaving the start
+  // barrier) is idle, then work (the seed is work). Before seed_work().
+  void begin_timing(std::uint64_t run_start) {
+    begin_tick_ = run_start;
+    split_.begin(run_start, Phase::idle, sh_.trace_capacity ? &self_.trace : nullptr, sh_.trace_capacity);
+    split_.to(Phase::work);
   }
 
   void run() {
@@ -248,9 +250,9 @@ class ThreadRun final : public LinkHost {
         expander_.add(sh_.tree, node, self_.counts, deque, keep_going());
         serve_thieves(deque);
         if (seat_.due()) {
-          split_.to(Phase::agent);
+          const std::uint64_t t0 = tick::now();
           seat_.poll_busy(*this);
-          split_.to(Phase::work);
+          split_.charge(Phase::agent, t0, tick::now(), kShortestDrawn);
         }
       }
       if (self_.counts.nodes >= next_poll_ && poll()) return;
@@ -349,9 +351,9 @@ class ThreadRun final : public LinkHost {
         if (detect()) return false;
         if (!seat_.taken()) continue;
       }
-      split_.to(Phase::idle);
+      const std::uint64_t spin_start = tick::now();
       const Backoff::Step backed_off = backoff.next();
-      split_.to(Phase::search);
+      split_.charge(Phase::idle, spin_start, tick::now(), kShortestDrawn);
       if (backed_off == Backoff::Step::sleep) {
         if (detect()) {
           sh_.sleep.wake_all();
@@ -391,10 +393,9 @@ class ThreadRun final : public LinkHost {
   // Thread 0 of a rank, idle: answer other ranks, ask them for work (agent
   // time). true: another rank's nodes arrived.
   bool agent_poll() {
-    const Phase was = split_.phase();
-    split_.to(Phase::agent);
+    const std::uint64_t t0 = tick::now();
     const bool got = seat_.idle_poll(*this, victims_.dry());
-    split_.to(was);
+    split_.charge(Phase::agent, t0, tick::now(), kShortestDrawn);
     return got;
   }
 
@@ -474,6 +475,9 @@ class ThreadRun final : public LinkHost {
   std::vector<std::uint64_t> scan_;  // termination detection scratch
   TimeSplit split_;
   std::uint64_t begin_tick_ = 0;
+  // Agent polls and back-off steps shorter than this many ticks (about a
+  // microsecond) are counted but not drawn in the trace: they would fill it.
+  static constexpr std::uint64_t kShortestDrawn = 2000;
 };
 
 }  // namespace uts

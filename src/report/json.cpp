@@ -55,8 +55,10 @@ std::string counters_json(const RecordView& x) {
   const CounterResults& c = x.r.result.counters;
   std::ostringstream s;
   std::vector<std::string> names = c.names;
+  std::string unavailable = x.r.counters_unavailable;
+  if (!c.unavailable.empty()) unavailable += (unavailable.empty() ? "" : "; ") + c.unavailable;
   s << "{\"names\":" << string_array(names) << ",\"unavailable\":"
-    << (x.r.counters_unavailable.empty() ? std::string("null") : fmt::json_string(x.r.counters_unavailable))
+    << (unavailable.empty() ? std::string("null") : fmt::json_string(unavailable))
     << ",\"scaled\":" << (c.scaled ? "true" : "false") << ",\"per_thread\":[";
   std::vector<std::int64_t> totals(names.size(), 0);
   std::vector<bool> complete(names.size(), true);

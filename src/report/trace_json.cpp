@@ -106,10 +106,13 @@ std::string render_trace_json(const RunReport& r) {
             ++steals;
             nodes_stolen += e.count;
             ++flow;
-            sep() << "{\"ph\":\"s\",\"cat\":\"steal\",\"name\":\"steal\",\"id\":" << flow << ",\"ts\":" << us_text(b)
+            // At the middle of the steal, so that the arrow's end binds to the
+            // steal slice (at its end, a viewer may take the next slice).
+            const double mid = std::nearbyint((a + (b > a ? b - a : 0) / 2) * 1e3) / 1e3;
+            sep() << "{\"ph\":\"s\",\"cat\":\"steal\",\"name\":\"steal\",\"id\":" << flow << ",\"ts\":" << us_text(mid)
                   << ",\"pid\":" << pid << ",\"tid\":" << e.peer << "}";
             sep() << "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"steal\",\"name\":\"steal\",\"id\":" << flow
-                  << ",\"ts\":" << us_text(b) << ",\"pid\":" << pid << ",\"tid\":" << tid << "}";
+                  << ",\"ts\":" << us_text(mid) << ",\"pid\":" << pid << ",\"tid\":" << tid << "}";
           }
           break;
         }
@@ -125,7 +128,8 @@ std::string render_trace_json(const RunReport& r) {
       }
     }
   }
-  s << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"uts_version\":" << fmt::json_string(r.machine.uts_version)
+  // (No displayTimeUnit: some Perfetto versions read "ns" as the unit of ts.)
+  s << "\n],\"otherData\":{\"uts_version\":" << fmt::json_string(r.machine.uts_version)
     << ",\"commit\":" << fmt::json_string(r.machine.commit) << ",\"tree\":" << fmt::json_string(to_string(r.tree.type))
     << ",\"preset\":" << (r.preset.empty() ? std::string("null") : fmt::json_string(r.preset))
     << ",\"protocol\":" << (r.engine.sequential ? std::string("null") : fmt::json_string(r.engine.protocol))

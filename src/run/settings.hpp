@@ -60,6 +60,7 @@ struct EngineSettings {
   BindSettings bind;  // --bind, --smt
   std::size_t trace_events = 0;  // --trace: events kept per thread (--trace-events); 0: no trace
   std::vector<CounterRequest> counters;  // --counters: those this machine allows (app/ probes them)
+  std::vector<std::string> counters_asked;  // --counters as given (MPI ranks agree on a common subset)
   RankSettings ranks;
   ReferenceFlags reference;
 

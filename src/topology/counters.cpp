@@ -39,7 +39,10 @@ int open_counter(const CounterSpec& c) {
   a.type = c.type;
   a.config = c.config;
   a.disabled = 1;
-  a.exclude_kernel = 1;  // allowed at perf_event_paranoid 2
+  // Hardware events: user space only (what perf_event_paranoid 2 allows).
+  // The kernel's software events (context switches, migrations, faults)
+  // happen in the kernel: excluding it would count zero.
+  a.exclude_kernel = c.type == PERF_TYPE_SOFTWARE && c.config != PERF_COUNT_SW_TASK_CLOCK ? 0 : 1;
   a.exclude_hv = 1;
   a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   // This thread, any CPU.

@@ -2,11 +2,14 @@
 
 #include <mpi.h>
 
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
+#include "base/tick.hpp"
 #include "distrib/agent.hpp"
 #include "distrib/mpi/mpi_transport.hpp"
 #include "engine/engine.hpp"
@@ -71,7 +74,29 @@ DomainMap merge_domains(const DomainMap& mine, int threads, int ranks, int rank)
 
 }  // namespace
 
-RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRule& stop, ProgressBoard& progress) {
+RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRule& stop, ProgressBoard& progress) {
+  // --counters: each rank kept those its machine allows; all ranks read the
+  // ones every rank can (the gathers below need the same count everywhere).
+  EngineSettings engine = asked;
+  std::string dropped_counters;  // allowed here, not on some other rank
+  if (!asked.counters_asked.empty()) {
+    std::vector<int> have;
+    for (const std::string& name : asked.counters_asked) {
+      int found = 0;
+      for (const CounterRequest& c : asked.counters) found = found || c.name == name;
+      have.push_back(found);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, have.data(), static_cast<int>(have.size()), MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    engine.counters.clear();
+    for (std::size_t i = 0; i < have.size(); ++i)
+      for (const CounterRequest& c : asked.counters)
+        if (have[i] && c.name == asked.counters_asked[i]) engine.counters.push_back(c);
+    for (const CounterRequest& c : asked.counters) {
+      bool kept = false;
+      for (const CounterRequest& k : engine.counters) kept = kept || k.name == c.name;
+      if (!kept) dropped_counters += (dropped_counters.empty() ? "" : "; ") + c.name + ": not allowed on every rank";
+    }
+  }
   const int rank = engine.ranks.rank, ranks = engine.ranks.count, threads = engine.threads;
   // One rank needs no agent: the engine runs exactly as without MPI.
   std::unique_ptr<RemoteLink> agent = ranks > 1 ? make_rank_agent(make_mpi_transport(), engine, stop) : nullptr;
@@ -97,7 +122,11 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   }
   placement.apply(engine.bind, threads, same_set_before * threads);
   MPI_Barrier(MPI_COMM_WORLD);  // start together: the time is the slowest rank's
+  // Every rank's trace counts from here, the barrier's end (ranks leave it
+  // within microseconds), so the ranks' timelines line up.
+  const std::uint64_t after_barrier = tick::now();
   RunResult mine = run_parallel(tree, engine, stop, progress, agent.get(), &placement);
+  if (!mine.clocks.empty()) mine.clocks[0].start_tick = after_barrier;
   mine.truncations = tree.truncations();
   RankStats rs = agent ? agent->stats() : RankStats{};
   rs.threads = threads;
@@ -157,9 +186,19 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
     }
     const std::vector<std::uint64_t> meta_all = gather(meta.data(), 2 * threads, ranks, rank);
     clocks_all = gather(mine.clocks.data(), 1, ranks, rank);
-    const int bytes = static_cast<int>(flat.size() * sizeof(TraceEvent));
+    // Counted in events (a datatype of one event), each count and offset
+    // checked against int's range.
+    MPI_Datatype event_type;
+    MPI_Type_contiguous(static_cast<int>(sizeof(TraceEvent)), MPI_BYTE, &event_type);
+    MPI_Type_commit(&event_type);
+    if (flat.size() > static_cast<std::size_t>(INT_MAX)) {
+      std::fprintf(stderr, "uts: rank %d: %zu trace events are too many to gather (use a smaller --trace-events)\n",
+                   rank, flat.size());
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    const int events = static_cast<int>(flat.size());
     std::vector<int> sizes(static_cast<std::size_t>(rank == 0 ? ranks : 0)), offsets(sizes.size());
-    MPI_Gather(&bytes, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&events, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
     std::vector<TraceEvent> flat_all;
     if (rank == 0) {
       long long total = 0;
@@ -167,10 +206,15 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
         offsets[k] = static_cast<int>(total);
         total += sizes[k];
       }
-      flat_all.resize(static_cast<std::size_t>(total) / sizeof(TraceEvent));
+      if (total > INT_MAX) {
+        std::fprintf(stderr, "uts: %lld trace events are too many to gather (use a smaller --trace-events)\n", total);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+      }
+      flat_all.resize(static_cast<std::size_t>(total));
     }
-    MPI_Gatherv(flat.data(), bytes, MPI_BYTE, flat_all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0,
+    MPI_Gatherv(flat.data(), events, event_type, flat_all.data(), sizes.data(), offsets.data(), event_type, 0,
                 MPI_COMM_WORLD);
+    MPI_Type_free(&event_type);
     if (rank == 0) {
       std::size_t at = 0;
       for (std::size_t i = 0; 2 * i < meta_all.size(); ++i) {
@@ -201,6 +245,7 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& engine, const StopRu
   out.places = std::move(places_all);
   out.traces = std::move(traces_all);
   if (!engine.counters.empty()) out.counters.per_thread = std::move(counters_all);
+  out.counters.unavailable = dropped_counters;
   out.clocks = std::move(clocks_all);
   out.rank_places = std::move(rank_places_all);
   out.domains = std::move(domains);
