@@ -472,7 +472,7 @@ def plot_timeline(trace, out, stem, window=None, max_intervals=2000):
         lines.append("Every recorded interval is drawn (none decimated; limit %d per thread). Blank: no state "
                      "recorded." % max_intervals)
     if n_success:
-        lines.append("Arrows: %s successful steal%s, from the victim's row to the thief's, at the end of the claim%s%s."
+        lines.append("Arrows: %s successful steal%s, from the victim's row to the thief's, at the middle of the steal%s%s."
                      % ("all %d" % n_success if len(arrows) == n_success else "%d evenly chosen of the %d"
                         % (len(arrows), n_success), "" if n_success == 1 else "s",
                         "" if not trace.multi_rank() else "; an arrow between ranks is a steal across ranks",
