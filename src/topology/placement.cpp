@@ -67,10 +67,11 @@ std::vector<CoreSlots> cores_of(hwloc_topology_t topo, const std::vector<int>& u
 
 }  // namespace
 
-std::vector<int> usable_pus(const Topology& topology) {
+namespace {
+
+// The PUs the process may use now (see usable_pus).
+std::vector<int> process_pus(hwloc_topology_t topo) {
   std::vector<int> out;
-  hwloc_topology_t topo = topo_of(topology);
-  if (!topo || topology.synthetic()) return out;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (!set) return out;
   // When the OpenMP runtime has places (OMP_PLACES, OMP_PROC_BIND), it bound
@@ -100,6 +101,18 @@ std::vector<int> usable_pus(const Topology& topology) {
   }
   hwloc_bitmap_free(set);
   return out;
+}
+
+}  // namespace
+
+std::vector<int> usable_pus(const Topology& topology) {
+  hwloc_topology_t topo = topo_of(topology);
+  if (!topo || topology.synthetic()) return {};
+  // Read once, before uts binds anything: a later read would see the
+  // binding of an earlier run in this process (--work-baseline sequential
+  // binds the initial thread) and take one PU for all the process may use.
+  static const std::vector<int> first = process_pus(topo);
+  return first;
 }
 
 std::vector<std::vector<int>> plan_placement(const Topology& topology, BindPolicy policy, bool smt, int threads,

@@ -173,6 +173,14 @@ def main():
                 and abs(agg["work_inflation"] - agg["time_work"] / agg["work_baseline_seconds"]) < 1e-9,
                 "--work-baseline sequential: work inflation = work time / the sequential run's time (%.3f)"
                 % (agg["work_inflation"] or 0))
+    # The baseline binds the initial thread; the parallel run after it must
+    # still place its threads on different PUs (it once put both on one).
+    if len(os.sched_getaffinity(0)) >= 2:
+        rec, _ = record(binary, T1 + ["--threads", "2", "--bind", "compact", "--work-baseline", "sequential"])
+        pl = rec["placement"]
+        tally.check(len({t["pu"] for t in pl["threads"]}) == 2 and pl["pus_available"] == len(os.sched_getaffinity(0))
+                    and pl["oversubscribed"] is False,
+                    "--work-baseline sequential --bind compact: the parallel run's 2 threads on 2 PUs", str(pl))
     p = run_uts(binary, T1 + ["--threads", "2", "-v", "--work-baseline", "0.05"])
     tally.check("work inflation = " in p.stdout and "termination" in p.stdout,
                 "-v prints the breakdown and the work inflation")
