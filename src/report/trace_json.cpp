@@ -14,31 +14,6 @@ namespace uts {
 
 namespace {
 
-const char* outcome_name(std::uint8_t o) {
-  switch (o) {
-    case TraceEvent::success: return "success";
-    case TraceEvent::empty: return "empty";
-    case TraceEvent::contended: return "contended";
-  }
-  return "?";
-}
-
-const char* global_name(std::uint8_t g) {
-  switch (g) {
-    case TraceEvent::request_sent: return "global_request";
-    case TraceEvent::answer_received: return "global_answer";
-    case TraceEvent::refusal_received: return "global_refusal";
-    case TraceEvent::request_answered: return "global_request_answered";
-    case TraceEvent::token: return "token";
-  }
-  return "global";
-}
-
-const char* state_name(std::uint8_t d) {
-  if (d == TraceEvent::kSleep) return "sleep";
-  return d < kPhases ? to_string(static_cast<Phase>(d)) : "?";
-}
-
 // Microseconds since the rank's start, 3 decimals (ns).
 struct TraceClock {
   TickCalibration c;

@@ -145,15 +145,6 @@ const RegionText kRegionText[kRegions] = {
 
 enum Attribute : OTF2_AttributeRef { a_victim, a_outcome, a_nodes, a_target_thread, a_peer_rank, kAttributes };
 
-const char* outcome_name(std::uint8_t o) {
-  switch (o) {
-    case TraceEvent::success: return "success";
-    case TraceEvent::empty: return "empty";
-    case TraceEvent::contended: return "contended";
-  }
-  return "?";
-}
-
 // The global definitions' strings, each defined once.
 class Strings {
  public:

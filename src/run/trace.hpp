@@ -50,6 +50,11 @@ struct CounterResults {
   bool asked = false;       // --counters was given
 };
 
+// Names the trace files use (report/trace_json.cpp, trace_otf2.cpp).
+const char* outcome_name(std::uint8_t outcome);  // success | empty | contended
+const char* global_name(std::uint8_t kind);      // global_request | ... | token
+const char* state_name(std::uint8_t detail);     // a phase's name, or sleep
+
 struct ThreadTrace {
   std::vector<TraceEvent> events;  // the first N of the thread's events
   std::uint64_t dropped = 0;       // events past N, not kept
