@@ -46,24 +46,22 @@ def run_error(prog, message):
     sys.exit(1)
 
 
-def positive_int(text):
+def _int_at_least(text, low):
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("not a whole number: %r" % text)
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1, not %d" % v)
+    if v < low:
+        raise argparse.ArgumentTypeError("must be at least %d, not %d" % (low, v))
     return v
+
+
+def positive_int(text):
+    return _int_at_least(text, 1)
 
 
 def nonnegative_int(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
-    if v < 0:
-        raise argparse.ArgumentTypeError("must be at least 0, not %d" % v)
-    return v
+    return _int_at_least(text, 0)
 
 
 def int_list(text):

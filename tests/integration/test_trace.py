@@ -148,6 +148,12 @@ def main():
     agg = rec["aggregates"]
     tally.check(abs(sum(agg[k] for k in PHASES) - agg["time_total"]) <= 0.01 * agg["time_total"]
                 and agg["work_inflation"] is None, "aggregates: the parts add up; no inflation without a baseline")
+    # With steals, the steal phases are measured, not stuck at zero.
+    rec, _ = record(binary, ["--preset", "T3", "--threads", "4"])
+    agg = rec["aggregates"]
+    tally.check(agg["steals"] > 0 and agg["time_claim"] > 0 and agg["time_search"] > 0
+                and agg["time_termination"] > 0 and agg["time_work"] > 0,
+                "T3 at 4 threads (%d steals): work, search, claim and termination times all above zero" % agg["steals"])
     rec, _ = record(binary, T1 + ["--threads", "2", "-s", "0"])
     tally.check(all(t["time_search"] == 0 and t["time_claim"] == 0 for t in rec["threads"]),
                 "-s 0: no search or claim time")
