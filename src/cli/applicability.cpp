@@ -27,6 +27,10 @@ bool sequential(const RunConfig& c) { return c.workload == Workload::uts && c.en
 bool pool(const RunConfig& c) { return c.workload == Workload::pool; }
 bool stealing_off(const RunConfig& c) { return c.workload == Workload::uts && !c.engine.sequential && !c.engine.stealing; }
 
+bool rank_random(const RunConfig& c) {
+  return c.workload == Workload::uts && !c.engine.sequential && c.engine.ranks.steal == RankSteal::random;
+}
+
 bool not_single_pus(const RunConfig& c) {
   return c.engine.bind.policy != BindPolicy::compact && c.engine.bind.policy != BindPolicy::scatter;
 }
@@ -47,8 +51,18 @@ const Rule kRules[] = {
     {"init", "--sequential", "the sequential baseline starts at the root", sequential},
     {"rank-chunk", "--sequential", "the sequential baseline runs in one process", sequential},
     {"rank-poll", "--sequential", "the sequential baseline runs in one process", sequential},
+    {"rank-steal", "--sequential", "the sequential baseline runs in one process", sequential},
+    {"rank-w", "--sequential", "the sequential baseline runs in one process", sequential},
+    {"rank-l", "--sequential", "the sequential baseline runs in one process", sequential},
+    {"rank-termination", "--sequential", "the sequential baseline runs in one process", sequential},
+
+    {"rank-w", "--rank-steal random", "only lifelines make random attempts before going dormant", rank_random},
+    {"rank-l", "--rank-steal random", "random stealing has no lifeline graph", rank_random},
 
     {"steal", "-s 0", "work stealing is off", stealing_off},
+    {"rank-steal", "-s 0", "work stealing is off, across ranks too", stealing_off},
+    {"rank-w", "-s 0", "work stealing is off, across ranks too", stealing_off},
+    {"rank-l", "-s 0", "work stealing is off, across ranks too", stealing_off},
     {"victim", "-s 0", "work stealing is off", stealing_off},
     {"steal-local", "-s 0", "work stealing is off", stealing_off},
     {"steal-remote", "-s 0", "work stealing is off", stealing_off},
@@ -79,6 +93,10 @@ const Rule kRules[] = {
     {"stealing", "--workload pool", "the pool's removes always search", pool},
     {"rank-chunk", "--workload pool", "the pool runs in one process", pool},
     {"rank-poll", "--workload pool", "the pool runs in one process", pool},
+    {"rank-steal", "--workload pool", "the pool runs in one process", pool},
+    {"rank-w", "--workload pool", "the pool runs in one process", pool},
+    {"rank-l", "--workload pool", "the pool runs in one process", pool},
+    {"rank-termination", "--workload pool", "the pool runs in one process", pool},
     {"smt", "--bind other than compact or scatter", "only compact and scatter put threads on single PUs",
      not_single_pus},
     {"progress", "--workload pool", "the pool prints no progress line", pool},

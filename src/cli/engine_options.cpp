@@ -107,6 +107,18 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   e.bind.smt = r.count("smt") > 0;
   if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
   if (r.count("rank-poll")) e.ranks.poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
+  if (r.count("rank-steal")) {
+    const std::string v = value_of<std::string>(r, "rank-steal");
+    if (auto m = parse_rank_steal(v)) e.ranks.steal = *m;
+    else throw UsageError("--rank-steal: '" + v + "' is not random or lifeline");
+  }
+  if (r.count("rank-w")) e.ranks.w = static_cast<std::uint32_t>(int_in_range(r, "rank-w", 0, 1000000));
+  if (r.count("rank-l")) e.ranks.l = static_cast<std::uint32_t>(int_in_range(r, "rank-l", 2, 1024));
+  if (r.count("rank-termination")) {
+    const std::string v = value_of<std::string>(r, "rank-termination");
+    if (auto m = parse_rank_termination(v)) e.ranks.termination = *m;
+    else throw UsageError("--rank-termination: '" + v + "' is not ring or tree");
+  }
 }
 
 void check_spellings_agree(const cxxopts::ParseResult& cl) {

@@ -64,6 +64,19 @@ const OptionSpec kOptions[] = {
     {"rank-poll", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "expansions between two checks for other ranks' messages while thread 0 works (1 to 1000000, default 256)", "N",
      nullptr, true},
+    {"rank-steal", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "how a dry rank finds work in other ranks: random (a request to a random rank, again and again) | lifeline "
+     "(--rank-w random requests, then a request to each lifeline buddy, then dormant until one pushes work; X10 GLB) "
+     "(default: lifeline)", "MODE", nullptr, true},
+    {"rank-w", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "--rank-steal lifeline: random requests a dry rank sends before its lifeline requests (0 to 1000000, default 4)",
+     "W", nullptr, true},
+    {"rank-l", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "--rank-steal lifeline: base of the lifeline graph (a cyclic hypercube: ceil(log_l ranks) buddies per rank; 2 to "
+     "1024, default 4)", "L", nullptr, true},
+    {"rank-termination", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "how the ranks detect the job's end: ring (Dijkstra-Safra token, 2P hops) | tree (Mattern's four-counter waves "
+     "over a 4-ary tree of ranks, O(log P) hops) (default: tree)", "SCHEME", nullptr, true},
 
     {"barrier-interval", 'i', "Reference compatibility",
      "the reference's barrier polling interval, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not "

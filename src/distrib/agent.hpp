@@ -1,27 +1,42 @@
 // One rank's agent in a job of several ranks: the UPC Queues request/response
-// design over messages, and Dijkstra-Safra termination (safra.hpp). It
-// implements the engine's RemoteLink and speaks only through a Transport
-// (transport.hpp), so it holds no MPI call. Runs on OpenMP thread 0 only
-// (MPI_THREAD_FUNNELED): polled every --rank-poll expansions while thread 0
-// works, and in its idle loop.
+// design over messages, X10 GLB's lifelines (lifeline.hpp), and the job's
+// termination: Mattern's four-counter waves over a tree of ranks (waves.hpp)
+// or Dijkstra-Safra's ring (safra.hpp). It implements the engine's
+// RemoteLink and speaks only through a Transport (transport.hpp), so it
+// holds no MPI call. Runs on OpenMP thread 0 only (MPI_THREAD_FUNNELED):
+// polled every --rank-poll expansions while thread 0 works, and in its idle
+// loop.
 //
 // Messages (tags), all sent in synchronous mode (a send completes only once
 // it is matched; close() relies on that):
 //   REQUEST   thief -> victim, empty. At most one in flight per rank.
 //   ANSWER    victim -> thief, 0..--rank-chunk nodes as 28-byte records;
-//             0 nodes is a refusal. Nodes make it a basic message (Safra).
-//   TOKEN     the termination token, to the next rank in the ring.
-//   DONE      rank 0 -> all: the job is over.
+//             0 nodes is a refusal. Nodes make it a basic message.
+//   LIFELINE  dry thief -> each of its lifeline buddies, empty: record me.
+//   PUSH      buddy -> a recorded lifeline thief, 1..--rank-chunk nodes (basic).
+//   WAVE      --rank-termination tree: down the tree of ranks, the wave's number.
+//   REPORT    up the tree: the wave's number, a subtree's sent and received sums.
+//   TOKEN     --rank-termination ring: the token, to the next rank.
+//   DONE      the job is over: rank 0 -> all (ring), or down the tree.
 //   STOP      any -> all: a rank stopped early (SIGINT, --max-nodes).
 //   COUNT     any -> rank 0, only with --max-nodes: its nodes so far.
 //
 // Victim side. A request is answered at the victim's next poll. A working
 // thread 0 answers with half of its own deque's nodes (the shallowest, at
 // most --rank-chunk), keeping at least one; an idle thread 0 holds nothing
-// and refuses. Thief side. Thread 0, idle after a failed local round, sends
-// one request to a random other rank and keeps stealing locally while it is
-// out; nodes that arrive go into its deque (marked busy first), and its
-// other threads steal them as usual.
+// and refuses. A lifeline request is never refused: the thief is recorded
+// (once), and served at thread 0's next busy poll when it holds two nodes
+// or more: half of them, the shallowest, at most --rank-chunk, oldest thief
+// first. Thief side. Thread 0, idle after a failed local round, looks for
+// work in other ranks while it keeps stealing locally: --rank-steal random
+// sends one request to a random other rank, again after every refusal;
+// lifeline sends --rank-w of them, then a lifeline request to each buddy
+// not already asked, and then nothing (dormant) until nodes arrive, which
+// re-arms its --rank-w attempts. Nodes that arrive go into thread 0's deque
+// (marked busy first), and its other threads steal them as usual. With
+// --init root every rank but 0 starts as a recorded thief of its buddies
+// (both sides know the graph, no message) and dormant: rank 0's nodes fan
+// out down the lifeline graph.
 //
 // Why polling on thread 0 (FUNNELED) and not a progress thread: a progress
 // thread needs MPI_THREAD_MULTIPLE or a core of its own; on a loaded machine
@@ -34,8 +49,12 @@
 // STOP, each rank keeps receiving (refusing requests, dropping what cannot
 // matter) until its own request is answered and all its sends completed;
 // then it joins a non-blocking barrier and keeps receiving until the barrier
-// completes. A rank joins only after its sends were matched, so when the
-// barrier completes every message of the job has been received.
+// completes. A rank joins only after its sends were matched, and after it
+// joins it sends only answers (a thief cannot join before it has its
+// answer): a WAVE or DONE that reaches a closing rank is not forwarded (a
+// rank closes before DONE only in a stopped run, and STOP reached every
+// rank directly). So when the barrier completes every message of the job
+// has been received.
 #pragma once
 
 #include <memory>

@@ -9,7 +9,7 @@
 
 namespace uts::distrib {
 
-enum class Tag : int { request = 1, answer, token, done, stop, count };
+enum class Tag : int { request = 1, answer, token, done, stop, count, lifeline, push, wave, report };
 
 struct Message {
   int source = 0;

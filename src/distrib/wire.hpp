@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "distrib/safra.hpp"
+#include "distrib/waves.hpp"
 #include "tree/node.hpp"
 
 namespace uts::distrib::wire {
@@ -59,6 +60,14 @@ inline Safra::Token to_token(const std::vector<char>& bytes) {
   };
   const W w = to_value<W>(bytes);
   return Safra::Token{w.w[0], w.w[1] != 0};
+}
+
+// WAVE: the wave's number. REPORT: the wave's number and a subtree's sums.
+struct Report {
+  std::uint64_t wave = 0, sent = 0, received = 0;
+};
+inline std::vector<char> of_report(std::uint64_t wave, const FourCounterWaves::Sums& s) {
+  return of_value(Report{wave, s.sent, s.received});
 }
 
 }  // namespace uts::distrib::wire

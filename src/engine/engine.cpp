@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   out.places.resize(static_cast<std::size_t>(threads));
   std::vector<Counts> counts(static_cast<std::size_t>(threads));  // merged after the region
   std::vector<char> ended_empty(static_cast<std::size_t>(threads), 0);
+  std::vector<std::uint64_t> last_work(static_cast<std::size_t>(threads), 0);
   std::vector<ThreadTrace> traces(settings.trace_events ? static_cast<std::size_t>(threads) : 0);
   std::vector<std::vector<std::int64_t>> counter_values(static_cast<std::size_t>(threads));
   std::atomic<int> counters_scaled{0};
@@ -102,6 +104,8 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
       const double tps = span.ticks_per_second();
       for (int p = 0; p < kPhases; ++p) st.time_phase[p] = double(me->phase_ticks[p]) / tps;
       st.time_total = double(me->total_ticks) / tps;
+      last_work[static_cast<std::size_t>(id)] = me->last_work_end_tick;
+      if (id == 0) out.finish_tick = me->finish_tick;
       if (shared.trace_capacity) traces[static_cast<std::size_t>(id)] = std::move(me->trace);
       bool scaled = false;
       std::vector<std::int64_t> v;
@@ -114,6 +118,8 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     delete me;
   }
   for (const Counts& c : counts) out.counts.merge(c);
+  for (std::uint64_t t : last_work) out.last_work_tick = std::max(out.last_work_tick, t);
+  out.ticks_per_second = span.ticks_per_second();
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");

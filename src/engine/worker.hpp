@@ -62,6 +62,8 @@ struct Worker {
   bool ended_empty = false;
   std::uint64_t phase_ticks[kPhases] = {};  // TimeSplit's totals, turned into seconds after the run
   std::uint64_t total_ticks = 0;
+  std::uint64_t last_work_end_tick = 0;  // when its last work ended (explore() began)
+  std::uint64_t finish_tick = 0;         // thread 0 across ranks: when it learned that the job was over
   ThreadTrace trace;                         // --trace: the first events (capacity reserved by its owner)
 };
 
@@ -221,6 +223,7 @@ class ThreadRun final : public LinkHost {
     sh_.sleep.wake_all();
   }
   void finish() override {
+    self_.finish_tick = tick::now();
     sh_.termination.finish();
     sh_.sleep.wake_all();
   }
@@ -299,6 +302,7 @@ class ThreadRun final : public LinkHost {
   // Its time is search, claim, idle (and agent); when it ends the thread's
   // run (false), termination (time_split.hpp).
   bool explore() {
+    self_.last_work_end_tick = tick::now();
     split_.to(Phase::search);
     split_.mark_search();
     const bool found = explore_once();

@@ -1,5 +1,8 @@
 #include "report/aggregate.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 namespace uts {
 
 Aggregates aggregate(const RunResult& r) {
@@ -88,6 +91,36 @@ RankTotals rank_totals(const RunResult& r) {
     t.requests_sent += k.requests_sent;
     t.steals += k.steals;
     t.nodes_received += k.nodes_received;
+    t.lifeline_requests_sent += k.lifeline_requests_sent;
+    t.pushes_sent += k.pushes_sent;
+    t.pushes_received += k.pushes_received;
+    t.push_nodes_received += k.push_nodes_received;
+    t.tokens_passed += k.tokens_passed;
+    t.waves += k.waves;
+    t.dormant_seconds += k.dormant_seconds;
+  }
+  const std::uint64_t messages = 2 * t.requests_sent + t.lifeline_requests_sent + t.pushes_sent;
+  if (const std::uint64_t got = t.steals + t.pushes_received; got > 0) t.messages_per_steal = double(messages) / double(got);
+  // Ranks of one host read one tick clock: compare its readings. Across
+  // hosts, each rank's times count from its exit from the start barrier,
+  // which the ranks leave within a message latency of each other.
+  bool one_host = !r.ranks.empty() && r.rank_places.size() == r.ranks.size();
+  for (const RankPlace& p : r.rank_places) one_host = one_host && std::strcmp(p.host, r.rank_places[0].host) == 0;
+  for (const RankStats& k : r.ranks) one_host = one_host && k.last_work_tick > 0 && k.finish_tick > 0;
+  if (one_host && r.ranks[0].ticks_per_second > 0) {
+    std::uint64_t last_work = 0, known = 0;
+    for (const RankStats& k : r.ranks) {
+      last_work = std::max(last_work, k.last_work_tick);
+      known = std::max(known, k.finish_tick);
+    }
+    t.termination_latency = (double(known) - double(last_work)) / r.ranks[0].ticks_per_second;
+  } else if (!r.ranks.empty()) {
+    double last_work = 0, known = 0;
+    for (const RankStats& k : r.ranks) {
+      last_work = std::max(last_work, k.last_work_seconds);
+      known = std::max(known, k.finish_known_seconds);
+    }
+    t.termination_latency = known - last_work;
   }
   return t;
 }

@@ -47,6 +47,15 @@ DomainAggregates aggregate_domains(const RunResult& r);
 // The ranks' global stealing summed (MPI runs).
 struct RankTotals {
   std::uint64_t requests_sent = 0, steals = 0, nodes_received = 0;
+  std::uint64_t lifeline_requests_sent = 0, pushes_sent = 0, pushes_received = 0, push_nodes_received = 0;
+  std::uint64_t tokens_passed = 0, waves = 0;
+  double dormant_seconds = 0;
+  // Messages of global stealing (requests, answers, lifeline requests,
+  // pushes) per success (an answer with nodes or a push); 0 without one.
+  double messages_per_steal = 0;
+  // The latest time any rank learned the job was over minus the latest end
+  // of any thread's work (seconds).
+  double termination_latency = 0;
 };
 RankTotals rank_totals(const RunResult& r);
 

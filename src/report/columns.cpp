@@ -77,6 +77,8 @@ bool requests(V x) { return !seq(x) && x.has(kRequestCounters); }
 bool hier(V x) { return x.r.engine.victim == VictimOrder::hier; }
 bool with_domains(V x) { return x.r.result.domains.has_value(); }
 bool mpi(V x) { return x.r.engine.ranks.under_mpi; }
+bool multi(V x) { return mpi(x) && !seq(x) && x.r.engine.ranks.count > 1; }  // ranks with agents
+bool lifeline(V x) { return x.r.engine.ranks.steal == RankSteal::lifeline; }
 // Binomial trees have no shape and no depth parameter; balanced trees no shape.
 bool uses_shape(V x) { return x.r.tree.type == TreeType::geometric || x.r.tree.type == TreeType::hybrid; }
 bool uses_depth(V x) { return x.r.tree.type != TreeType::binomial; }
@@ -257,6 +259,32 @@ const Column kRun[] = {
      [](V x) {
        return x.r.work_baseline && *x.r.work_baseline > 0 ? real(x.agg.time_phase[0] / *x.r.work_baseline) : kAbsent;
      }},
+    // Across ranks (issue 21, distrib/README.md), appended.
+    {"rank_steal", "engine", "rank_steal", false, [](V x) { return when(mpi(x), text(to_string(x.r.engine.ranks.steal))); }},
+    {"rank_w", "engine", "rank_w", false, [](V x) { return when(mpi(x) && lifeline(x), count(x.r.engine.ranks.w)); }},
+    {"rank_l", "engine", "rank_l", false, [](V x) { return when(mpi(x) && lifeline(x), count(x.r.engine.ranks.l)); }},
+    {"rank_termination", "engine", "rank_termination", false,
+     [](V x) { return when(mpi(x), text(to_string(x.r.engine.ranks.termination))); }},
+    {"global_lifeline_requests", nullptr, nullptr, false,
+     [](V x) { return when(multi(x) && lifeline(x), count(x.ranks.lifeline_requests_sent)); }},
+    {"global_pushes", nullptr, nullptr, false, [](V x) { return when(multi(x) && lifeline(x), count(x.ranks.pushes_received)); }},
+    {"global_push_nodes", nullptr, nullptr, false,
+     [](V x) { return when(multi(x) && lifeline(x), count(x.ranks.push_nodes_received)); }},
+    {"global_messages_per_steal", "aggregates", "global_messages_per_steal", false,
+     [](V x) { return when(multi(x) && x.ranks.steals + x.ranks.pushes_received > 0, real(x.ranks.messages_per_steal)); }},
+    {"dormant_fraction", "aggregates", "dormant_fraction", false,
+     [](V x) {
+       return when(multi(x) && lifeline(x) && x.r.result.seconds > 0,
+                   real(x.ranks.dormant_seconds / (double(x.r.result.ranks.size()) * x.r.result.seconds)));
+     }},
+    {"termination_waves", "aggregates", "termination_waves", false,
+     [](V x) {
+       const RankStats& r0 = x.r.result.ranks.empty() ? RankStats{} : x.r.result.ranks[0];
+       return when(multi(x) && !x.r.result.ranks.empty(),
+                   count(x.r.engine.ranks.termination == RankTermination::tree ? r0.waves : r0.tokens_passed));
+     }},
+    {"termination_latency_seconds", "aggregates", "termination_latency_seconds", false,
+     [](V x) { return when(multi(x) && x.r.result.status == RunStatus::complete, real(x.ranks.termination_latency)); }},
     // clang-format on
 };
 
@@ -334,6 +362,16 @@ const RowColumn kRank[] = {
     {"nodes_sent", false, [](V x, I i) { return count(rk(x, i).nodes_sent); }},
     {"tokens_passed", false, [](V x, I i) { return count(rk(x, i).tokens_passed); }},
     {"request_wait_seconds", false, [](V x, I i) { return real(rk(x, i).request_wait_seconds); }},
+    {"lifeline_requests_sent", false, [](V x, I i) { return count(rk(x, i).lifeline_requests_sent); }},
+    {"lifeline_requests_received", false, [](V x, I i) { return count(rk(x, i).lifeline_requests_received); }},
+    {"pushes_sent", false, [](V x, I i) { return count(rk(x, i).pushes_sent); }},
+    {"pushes_received", false, [](V x, I i) { return count(rk(x, i).pushes_received); }},
+    {"push_nodes_sent", false, [](V x, I i) { return count(rk(x, i).push_nodes_sent); }},
+    {"push_nodes_received", false, [](V x, I i) { return count(rk(x, i).push_nodes_received); }},
+    {"dormant_seconds", false, [](V x, I i) { return real(rk(x, i).dormant_seconds); }},
+    {"waves", false, [](V x, I i) { return count(rk(x, i).waves); }},
+    {"last_work_seconds", false, [](V x, I i) { return real(rk(x, i).last_work_seconds); }},
+    {"finish_known_seconds", false, [](V x, I i) { return real(rk(x, i).finish_known_seconds); }},
     // clang-format on
 };
 

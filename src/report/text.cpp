@@ -229,6 +229,36 @@ std::string render_text(const RunReport& r, int verbose) {
                       k.requests_answered, k.requests_refused, k.nodes_sent, k.tokens_passed, k.request_wait_seconds);
         s << line;
       }
+      const RankSettings& rs = r.engine.ranks;
+      const bool lifelines = rs.steal == RankSteal::lifeline;
+      if (lifelines) {
+        s << "rank  lifeline: requests sent  received  pushes: sent received  nodes: sent received  dormant(s)\n";
+        for (std::size_t i = 0; i < res.ranks.size(); ++i) {
+          const RankStats& k = res.ranks[i];
+          char line[256];
+          std::snprintf(line, sizeof line,
+                        "%4zu  %23" PRIu64 " %9" PRIu64 "  %12" PRIu64 " %8" PRIu64 "  %11" PRIu64 " %8" PRIu64
+                        "  %10.3f\n",
+                        i, k.lifeline_requests_sent, k.lifeline_requests_received, k.pushes_sent, k.pushes_received,
+                        k.push_nodes_sent, k.push_nodes_received, k.dormant_seconds);
+          s << line;
+        }
+      }
+      const RankTotals& t = x.ranks;
+      s << "Global stealing (--rank-steal " << to_string(rs.steal);
+      if (lifelines) s << ", w " << rs.w << ", l " << rs.l;
+      s << "): " << t.requests_sent << " random requests, " << t.steals << " answered with work";
+      if (lifelines) s << "; " << t.lifeline_requests_sent << " lifeline requests, " << t.pushes_received << " pushes";
+      s << "; " << fixed(t.messages_per_steal, 2) << " messages per successful steal";
+      if (lifelines && res.seconds > 0)
+        s << "; dormant " << fixed(100.0 * t.dormant_seconds / (double(res.ranks.size()) * res.seconds), 1)
+          << "% of rank time";
+      s << "\nTermination (--rank-termination " << to_string(rs.termination) << "): ";
+      if (rs.termination == RankTermination::tree) s << res.ranks[0].waves << " waves";
+      else s << res.ranks[0].tokens_passed << " rounds";
+      if (res.status == RunStatus::complete)
+        s << ", detected " << fixed(1e3 * t.termination_latency, 3) << " ms after the last work ended";
+      s << "\n";
     }
   }
   if (verbose > 0) {

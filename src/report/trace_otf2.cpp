@@ -118,6 +118,7 @@ enum Region : OTF2_RegionRef {
   r_work, r_search, r_claim, r_idle, r_termination, r_agent,  // = Phase
   r_sleep, r_steal, r_wake,
   r_global_request, r_global_answer, r_global_refusal, r_global_request_answered, r_token,  // = GlobalKind
+  r_lifeline_request, r_lifeline_push_sent, r_lifeline_push_received, r_wave,
   r_global,  // a global event of an unknown kind
   kRegions
 };
@@ -125,6 +126,7 @@ struct RegionText {
   const char* name;
   const char* description;
 };
+static_assert(r_wave - r_global_request == TraceEvent::wave, "the global regions follow GlobalKind's order");
 const RegionText kRegionText[kRegions] = {
     {"work", "state: expanding nodes"},
     {"search", "state: probing victims until a claim succeeds (failed claims included)"},
@@ -140,6 +142,10 @@ const RegionText kRegionText[kRegions] = {
     {"global_refusal", "MPI: peer_rank refused our request (point event)"},
     {"global_request_answered", "MPI: answered peer_rank's request with nodes (point event)"},
     {"token", "MPI: the termination token, with peer_rank (point event)"},
+    {"lifeline_request", "MPI: sent a lifeline request to buddy peer_rank (point event)"},
+    {"lifeline_push_sent", "MPI: pushed nodes to lifeline thief peer_rank (point event)"},
+    {"lifeline_push_received", "MPI: received nodes pushed by buddy peer_rank (point event)"},
+    {"wave", "MPI: a termination wave started, forwarded to or reported to peer_rank (point event)"},
     {"global", "MPI: a global event (point event)"},
 };
 
@@ -237,7 +243,7 @@ std::vector<Item> location_items(const std::vector<TraceEvent>& ev, const NsCloc
       }
       case TraceEvent::wake: items.push_back({clk.ns(e.t0), Item::point, r_wake, &e}); break;
       case TraceEvent::global: {
-        const OTF2_RegionRef region = e.detail <= TraceEvent::token ? OTF2_RegionRef(r_global_request + e.detail)
+        const OTF2_RegionRef region = e.detail <= TraceEvent::wave ? OTF2_RegionRef(r_global_request + e.detail)
                                                                     : OTF2_RegionRef{r_global};
         items.push_back({clk.ns(e.t0), Item::point, region, &e});
         break;

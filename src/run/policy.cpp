@@ -61,5 +61,18 @@ const char* to_string(VictimOrder v) {
 }
 
 const char* to_string(InitSpread i) { return i == InitSpread::root ? "root" : "balanced"; }
+const char* to_string(RankSteal s) { return s == RankSteal::random ? "random" : "lifeline"; }
+const char* to_string(RankTermination t) { return t == RankTermination::ring ? "ring" : "tree"; }
+
+std::optional<RankSteal> parse_rank_steal(const std::string& text) {
+  if (text == "random") return RankSteal::random;
+  if (text == "lifeline") return RankSteal::lifeline;
+  return std::nullopt;
+}
+std::optional<RankTermination> parse_rank_termination(const std::string& text) {
+  if (text == "ring") return RankTermination::ring;
+  if (text == "tree") return RankTermination::tree;
+  return std::nullopt;
+}
 
 }  // namespace uts

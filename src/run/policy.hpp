@@ -11,6 +11,10 @@ namespace uts {
 enum class StealAmount { half, one, chunk };
 enum class VictimOrder { random, linear, tree, hier };
 enum class InitSpread { root, balanced };
+// Across MPI ranks (distrib/README.md): how a dry rank finds work, and how the
+// ranks learn that the job is over.
+enum class RankSteal { random, lifeline };
+enum class RankTermination { ring, tree };
 
 struct StealPolicy {
   StealAmount amount = StealAmount::half;
@@ -33,9 +37,13 @@ struct StealPolicy {
 std::optional<StealPolicy> parse_steal(const std::string& text);
 std::optional<VictimOrder> parse_victim(const std::string& text);
 std::optional<InitSpread> parse_init(const std::string& text);
+std::optional<RankSteal> parse_rank_steal(const std::string& text);
+std::optional<RankTermination> parse_rank_termination(const std::string& text);
 std::string to_string(const StealPolicy& p);
 const char* to_string(StealAmount a);
 const char* to_string(VictimOrder v);
 const char* to_string(InitSpread i);
+const char* to_string(RankSteal s);
+const char* to_string(RankTermination t);
 
 }  // namespace uts

@@ -26,6 +26,11 @@ struct RunResult {
   RunStatus status = RunStatus::complete;
   int stop_signal = 0;  // interrupted: the signal that stopped the run (SIGINT 2, SIGTERM 15, ...)
   double seconds = 0;
+  // Tick clock (base/tick.hpp) readings: the end of the last work of any of
+  // its threads, and, across ranks, when thread 0 learned that the job was
+  // over (distrib/: termination latency); 0 when not read.
+  std::uint64_t last_work_tick = 0, finish_tick = 0;
+  double ticks_per_second = 0;
   std::uint64_t truncations = 0;
   std::vector<ThreadStats> threads;  // one per thread (MPI: rank-major)
   std::optional<DomainMap> domains;  // when the run used domains

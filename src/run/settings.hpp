@@ -41,6 +41,10 @@ struct RankSettings {
   int rank = 0;
   std::uint32_t chunk = 1024;  // --rank-chunk
   std::uint32_t poll = 256;    // --rank-poll
+  RankSteal steal = RankSteal::lifeline;               // --rank-steal
+  std::uint32_t w = 4;                                 // --rank-w: random attempts before the lifelines
+  std::uint32_t l = 4;                                 // --rank-l: the lifeline graph's base
+  RankTermination termination = RankTermination::tree;  // --rank-termination
 };
 
 struct EngineSettings {

@@ -53,6 +53,23 @@ struct RankStats {
   std::uint64_t requests_received = 0, requests_answered = 0, requests_refused = 0, nodes_sent = 0;
   std::uint64_t tokens_passed = 0;  // termination tokens this rank passed on (rank 0: rounds started)
   double request_wait_seconds = 0;  // sum over requests of the time to their answer
+  // --rank-steal lifeline: lifeline requests this rank sent (as a thief) and
+  // received (recorded, as a buddy); pushes of nodes down its lifelines sent
+  // and received, with their nodes; time it spent dormant (dry, its
+  // lifelines armed, sending nothing).
+  std::uint64_t lifeline_requests_sent = 0, lifeline_requests_received = 0;
+  std::uint64_t pushes_sent = 0, pushes_received = 0, push_nodes_sent = 0, push_nodes_received = 0;
+  double dormant_seconds = 0;
+  // --rank-termination tree: rank 0, waves started; other ranks, reports sent up.
+  std::uint64_t waves = 0;
+  // Seconds from this rank's exit from the start barrier: the end of the
+  // last work of any of its threads, and when thread 0 learned that the job
+  // was over. The same three moments on the rank's tick clock, and its rate:
+  // ranks of one host share the clock (report/aggregate.cpp's termination
+  // latency uses it there).
+  double last_work_seconds = 0, finish_known_seconds = 0;
+  std::uint64_t start_tick = 0, last_work_tick = 0, finish_tick = 0;
+  double ticks_per_second = 0;
   int threads = 0;
 };
 

@@ -30,6 +30,10 @@ const char* global_name(std::uint8_t g) {
     case TraceEvent::refusal_received: return "global_refusal";
     case TraceEvent::request_answered: return "global_request_answered";
     case TraceEvent::token: return "token";
+    case TraceEvent::lifeline_sent: return "lifeline_request";
+    case TraceEvent::push_sent: return "lifeline_push_sent";
+    case TraceEvent::push_received: return "lifeline_push_received";
+    case TraceEvent::wave: return "wave";
   }
   return "global";
 }

@@ -26,7 +26,13 @@ struct TraceEvent {
   };
   static constexpr std::uint8_t kSleep = 100;  // a state detail: asleep (phase idle)
   enum Outcome : std::uint8_t { success, empty, contended };
-  enum GlobalKind : std::uint8_t { request_sent, answer_received, refusal_received, request_answered, token };
+  enum GlobalKind : std::uint8_t {
+    request_sent, answer_received, refusal_received, request_answered, token,
+    lifeline_sent,   // a lifeline request to a buddy (peer)
+    push_sent,       // nodes pushed to a lifeline thief (peer)
+    push_received,   // nodes pushed by a buddy (peer)
+    wave,            // termination wave: started or forwarded (rank 0 / down), or a report sent up (peer: parent)
+  };
   std::uint64_t t0 = 0, t1 = 0;
   std::int32_t peer = -1;
   std::uint32_t count = 0;
@@ -52,7 +58,7 @@ struct CounterResults {
 
 // Names the trace files use (report/trace_json.cpp, trace_otf2.cpp).
 const char* outcome_name(std::uint8_t outcome);  // success | empty | contended
-const char* global_name(std::uint8_t kind);      // global_request | ... | token
+const char* global_name(std::uint8_t kind);      // global_request | ... | token | lifeline_request | ... | wave
 const char* state_name(std::uint8_t detail);     // a phase's name, or sleep
 
 struct ThreadTrace {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Model-check the split deque, termination, request/response and Chase-Lev
-# protocols and the ranks' Dijkstra-Safra termination detection with spin:
+# protocols and the ranks' Dijkstra-Safra and wave (four-counter)
+# termination detections with spin:
 # each faithful model must be free of assertion violations and invalid end
-# states (the termination, request and Safra models also of runs that never
-# detect the end), and
+# states (the termination, request, Safra and wave models also of runs that
+# never detect the end), and
 # each deliberately broken variant must be caught (so no model is vacuous).
 # Every search is exhaustive (no bitstate, no hash compaction).
 # usage: check.sh [SPIN]
@@ -97,5 +98,19 @@ verify safra safety safra-pass-while-active-mutant caught -DBUG_PASS_WHILE_ACTIV
 verify safra liveness safra-progress clean -DLIVENESS
 verify safra safety safra-no-whiten-is-safe clean -DBUG_NO_WHITEN
 verify safra liveness safra-no-whiten-mutant caught -DLIVENESS -DBUG_NO_WHITEN
+# Wave termination (Mattern's four counters) over a tree of 4 ranks (rank 1
+# interior): any initial activity, 3 basic messages in all; the inequality
+# R^k <= S^(k+1) of waves.hpp's argument checked on its own.
+verify waves safety waves-protocol clean
+verify waves safety waves-chain clean -DCHECK_CHAIN
+verify waves safety waves-report-while-active-mutant caught -DBUG_REPORT_WHILE_ACTIVE
+verify waves safety waves-root-active-mutant caught -DBUG_ROOT_ACTIVE
+verify waves safety waves-one-wave-mutant caught -DBUG_ONE_WAVE
+verify waves safety waves-lost-counter-mutant caught -DBUG_LOST_COUNTER
+verify waves safety waves-no-forward-when-active-mutant caught -DBUG_NO_FORWARD_WHEN_ACTIVE
+verify waves liveness waves-progress clean -DLIVENESS
+verify waves liveness waves-no-forward-when-active-liveness-mutant caught -DLIVENESS -DBUG_NO_FORWARD_WHEN_ACTIVE
+verify waves safety waves-stale-prev-is-safe clean -DBUG_STALE_PREV
+verify waves liveness waves-stale-prev-mutant caught -DLIVENESS -DBUG_STALE_PREV
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

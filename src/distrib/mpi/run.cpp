@@ -130,6 +130,15 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRul
   mine.truncations = tree.truncations();
   RankStats rs = agent ? agent->stats() : RankStats{};
   rs.threads = threads;
+  rs.start_tick = after_barrier;
+  rs.last_work_tick = mine.last_work_tick;
+  rs.finish_tick = mine.finish_tick;
+  rs.ticks_per_second = mine.ticks_per_second;
+  auto since_start = [&](std::uint64_t t) {
+    return t > after_barrier && mine.ticks_per_second > 0 ? double(t - after_barrier) / mine.ticks_per_second : 0.0;
+  };
+  rs.last_work_seconds = since_start(mine.last_work_tick);
+  rs.finish_known_seconds = since_start(mine.finish_tick);
   agent.reset();
 
   // Exact 64-bit reductions (unsigned sums wrap mod 2^64, as the checksum must).

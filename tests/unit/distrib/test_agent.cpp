@@ -6,10 +6,15 @@
 // non-blocking barrier. Every builds runs it, sanitizer builds included.
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -104,8 +109,14 @@ struct JobResult {
 };
 
 // `ranks` simulated ranks of `threads` threads each, every rank an agent.
+struct Modes {
+  RankSteal steal = RankSteal::lifeline;
+  RankTermination termination = RankTermination::tree;
+  std::uint32_t w = 4, l = 4;
+};
+
 JobResult run_job(const Tree& tree, const std::string& protocol, int ranks, int threads, InitSpread init,
-                  const StopRule& stop = StopRule{}) {
+                  const StopRule& stop = StopRule{}, const Modes& modes = Modes{}) {
   MemoryNetwork net(ranks);
   std::vector<RunResult> results(static_cast<std::size_t>(ranks));
   std::vector<RankStats> stats(static_cast<std::size_t>(ranks));
@@ -124,6 +135,10 @@ JobResult run_job(const Tree& tree, const std::string& protocol, int ranks, int 
       s.ranks.rank = r;
       s.ranks.poll = 32;
       s.ranks.chunk = 64;
+      s.ranks.steal = modes.steal;
+      s.ranks.termination = modes.termination;
+      s.ranks.w = modes.w;
+      s.ranks.l = modes.l;
       std::unique_ptr<RemoteLink> agent = make_rank_agent(std::make_unique<MemoryTransport>(net, r), s, stop);
       ProgressBoard board(threads);
       results[static_cast<std::size_t>(r)] = run_parallel(tree, s, stop, board, agent.get());
@@ -162,53 +177,88 @@ TreeParams binomial_tree() {
 }  // namespace
 
 TEST_CASE("agents over an in-memory network: exact, and every rank statistic balances") {
-  std::uint64_t global_steals = 0;
+  std::uint64_t global_steals = 0, pushes = 0;
+  const char* protocols[] = {"split", "locked", "request", "chaselev"};
+  int turn = 0;  // the protocol rotates over the other axes (every one meets every mode)
   for (const TreeParams& params : {geometric_tree(), binomial_tree()}) {
     const Tree tree(params);
     const RunResult want = run_sequential(tree, StopRule{});
-    for (const char* protocol : {"split", "locked", "request", "chaselev"}) {
-      for (const auto& shape : {std::pair{2, 1}, std::pair{3, 2}, std::pair{5, 1}}) {
-        const int ranks = shape.first, threads = shape.second;
-        for (InitSpread init : {InitSpread::root, InitSpread::balanced}) {
-          CAPTURE(std::string(protocol));
-          CAPTURE(ranks);
-          CAPTURE(threads);
-          CAPTURE(std::string(to_string(init)));
-          const JobResult job = run_job(tree, protocol, ranks, threads, init);
-          CHECK(job.status == RunStatus::complete);
-          CHECK(job.counts.nodes == want.counts.nodes);
-          CHECK(job.counts.leaves == want.counts.leaves);
-          CHECK(job.counts.max_depth == want.counts.max_depth);
-          CHECK(job.counts.checksum == want.counts.checksum);
-          RankStats sum;
-          std::uint64_t tokens = 0;
-          for (const RankStats& k : job.ranks) {
-            sum.requests_sent += k.requests_sent;
-            sum.requests_received += k.requests_received;
-            sum.steals += k.steals;
-            sum.requests_answered += k.requests_answered;
-            sum.refusals += k.refusals;
-            sum.requests_refused += k.requests_refused;
-            sum.nodes_sent += k.nodes_sent;
-            sum.nodes_received += k.nodes_received;
-            CHECK(k.requests_sent == k.steals + k.refusals);  // every request of ours was answered
-            tokens += k.tokens_passed;
+    for (RankSteal steal : {RankSteal::random, RankSteal::lifeline}) {
+      for (RankTermination termination : {RankTermination::ring, RankTermination::tree}) {
+        for (const auto& shape : {std::pair{2, 1}, std::pair{3, 2}, std::pair{6, 1}}) {
+          const int ranks = shape.first, threads = shape.second;
+          for (InitSpread init : {InitSpread::root, InitSpread::balanced}) {
+            const char* protocol = protocols[turn++ % 4];
+            Modes modes;
+            modes.steal = steal;
+            modes.termination = termination;
+            modes.w = static_cast<std::uint32_t>(turn % 3);  // 0, 1, 2 random attempts
+            modes.l = 2 + static_cast<std::uint32_t>(turn % 3);
+            CAPTURE(std::string(protocol));
+            CAPTURE(ranks);
+            CAPTURE(threads);
+            CAPTURE(std::string(to_string(init)));
+            CAPTURE(std::string(to_string(steal)));
+            CAPTURE(std::string(to_string(termination)));
+            CAPTURE(modes.w);
+            CAPTURE(modes.l);
+            const JobResult job = run_job(tree, protocol, ranks, threads, init, StopRule{}, modes);
+            CHECK(job.status == RunStatus::complete);
+            CHECK(job.counts.nodes == want.counts.nodes);
+            CHECK(job.counts.leaves == want.counts.leaves);
+            CHECK(job.counts.max_depth == want.counts.max_depth);
+            CHECK(job.counts.checksum == want.counts.checksum);
+            RankStats sum;
+            for (const RankStats& k : job.ranks) {
+              sum.requests_sent += k.requests_sent;
+              sum.requests_received += k.requests_received;
+              sum.steals += k.steals;
+              sum.requests_answered += k.requests_answered;
+              sum.refusals += k.refusals;
+              sum.requests_refused += k.requests_refused;
+              sum.nodes_sent += k.nodes_sent;
+              sum.nodes_received += k.nodes_received;
+              sum.lifeline_requests_sent += k.lifeline_requests_sent;
+              sum.lifeline_requests_received += k.lifeline_requests_received;
+              sum.pushes_sent += k.pushes_sent;
+              sum.pushes_received += k.pushes_received;
+              sum.push_nodes_sent += k.push_nodes_sent;
+              sum.push_nodes_received += k.push_nodes_received;
+              sum.tokens_passed += k.tokens_passed;
+              sum.waves += k.waves;
+              CHECK(k.requests_sent == k.steals + k.refusals);  // every request of ours was answered
+              CHECK(k.push_nodes_received >= k.pushes_received);  // no empty push
+              CHECK(k.dormant_seconds >= 0);
+              if (steal == RankSteal::random) CHECK(k.dormant_seconds == 0);
+            }
+            CHECK(sum.requests_sent == sum.requests_received);
+            CHECK(sum.steals == sum.requests_answered);
+            CHECK(sum.refusals == sum.requests_refused);
+            CHECK(sum.nodes_sent == sum.nodes_received);
+            CHECK(sum.lifeline_requests_sent == sum.lifeline_requests_received);
+            CHECK(sum.pushes_sent == sum.pushes_received);
+            CHECK(sum.push_nodes_sent == sum.push_nodes_received);
+            if (steal == RankSteal::random) CHECK(sum.lifeline_requests_sent + sum.pushes_sent == 0);
+            if (termination == RankTermination::ring) {
+              CHECK(job.ranks[0].tokens_passed > 0);  // rank 0 started at least one round
+              CHECK(sum.tokens_passed >= static_cast<std::uint64_t>(ranks));
+              CHECK(sum.waves == 0);
+            } else {
+              CHECK(job.ranks[0].waves >= 2);  // a conclusion needs two waves
+              CHECK(sum.tokens_passed == 0);
+            }
+            global_steals += sum.steals;
+            pushes += sum.pushes_received;
           }
-          CHECK(sum.requests_sent == sum.requests_received);
-          CHECK(sum.steals == sum.requests_answered);
-          CHECK(sum.refusals == sum.requests_refused);
-          CHECK(sum.nodes_sent == sum.nodes_received);
-          CHECK(job.ranks[0].tokens_passed > 0);  // rank 0 started at least one round
-          CHECK(tokens >= static_cast<std::uint64_t>(ranks));
-          global_steals += sum.steals;
         }
       }
     }
   }
   // Some runs end before a slow-starting rank asks (a small tree), but over
-  // the matrix work must have moved between ranks.
-  INFO("global steals over the matrix: ", global_steals);
+  // the matrix work must have moved between ranks, both ways.
+  INFO("global steals over the matrix: ", global_steals, ", lifeline pushes: ", pushes);
   CHECK(global_steals > 0);
+  CHECK(pushes > 0);
 }
 
 TEST_CASE("agents: --max-nodes across ranks stops every rank") {
@@ -222,4 +272,170 @@ TEST_CASE("agents: --max-nodes across ranks stops every rank") {
   CHECK(job.status == RunStatus::max_nodes);
   CHECK(job.counts.nodes >= 20000);
   CHECK(job.counts.nodes < 4130071);
+}
+
+namespace {
+
+// A network that can hold messages back (a message in flight for as long as
+// the test likes), for the closing race below.
+class HoldingNetwork {
+ public:
+  explicit HoldingNetwork(int ranks) : boxes_(static_cast<std::size_t>(ranks)), ranks_(ranks) {}
+  struct Parcel {
+    Message m;
+    std::shared_ptr<bool> matched;
+    int to;
+  };
+  void post(Parcel p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Waves 0 -> 1 and 1 -> 5 wait in the network until released.
+    const bool hold = p.m.tag == Tag::wave && ((p.m.source == 0 && p.to == 1) || (p.m.source == 1 && p.to == 5));
+    if (hold) held_.push_back(std::move(p));
+    else boxes_[static_cast<std::size_t>(p.to)].push_back(std::move(p));
+  }
+  void release(int from, int to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (it->m.source == from && it->to == to) {
+        boxes_[static_cast<std::size_t>(to)].push_back(std::move(*it));
+        it = held_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  std::optional<Message> take(int r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& box = boxes_[static_cast<std::size_t>(r)];
+    if (box.empty()) return std::nullopt;
+    Parcel p = std::move(box.front());
+    box.pop_front();
+    *p.matched = true;
+    return std::move(p.m);
+  }
+  bool matched(const std::shared_ptr<bool>& f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return *f;
+  }
+  void join(int r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++joined_;
+    joined_rank_.insert(r);
+  }
+  bool has_joined(int r) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return joined_rank_.count(r) > 0;
+  }
+  bool complete() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return joined_ == ranks_;
+  }
+  int ranks() const { return ranks_; }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::deque<Parcel>> boxes_;
+  std::vector<Parcel> held_;
+  std::set<int> joined_rank_;
+  int ranks_, joined_ = 0;
+};
+
+class HoldingTransport final : public Transport {
+ public:
+  HoldingTransport(HoldingNetwork& net, int rank) : net_(net), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int ranks() const override { return net_.ranks(); }
+  void send(int to, Tag tag, std::vector<char> bytes) override {
+    auto flag = std::make_shared<bool>(false);
+    pending_.push_back(flag);
+    net_.post({Message{rank_, tag, std::move(bytes)}, flag, to});
+  }
+  std::optional<Message> receive() override { return net_.take(rank_); }
+  bool sends_complete() override {
+    std::erase_if(pending_, [&](const std::shared_ptr<bool>& f) { return net_.matched(f); });
+    return pending_.empty();
+  }
+  void join_barrier() override { net_.join(rank_); }
+  bool barrier_complete() override { return net_.complete(); }
+  [[noreturn]] void abort(int code) override {
+    std::fprintf(stderr, "the agent aborted with %d\n", code);
+    std::_Exit(1);
+  }
+
+ private:
+  HoldingNetwork& net_;
+  int rank_;
+  std::vector<std::shared_ptr<bool>> pending_;
+};
+
+// A host with no nodes, always passive; stopped on demand.
+class IdleHost final : public LinkHost {
+ public:
+  std::atomic<bool> stopped{false};
+  std::size_t give(std::size_t, std::vector<Node>&) override { return 0; }
+  void take(const Node*, std::size_t) override {}
+  bool quiescent() override { return true; }
+  std::uint64_t nodes_so_far() override { return 0; }
+  bool stop_raised() override { return stopped; }
+  RunStatus stop_reason() override { return RunStatus::interrupted; }
+  int stop_signal() override { return 2; }
+  void stop(RunStatus) override { stopped = true; }
+  void stop(RunStatus, int) override { stopped = true; }
+  void finish() override {}
+};
+
+}  // namespace
+
+TEST_CASE("agents: a wave arriving at a closing rank is not forwarded (a stopped run closes)") {
+  // Six ranks (rank 1 has child 5 in the 4-ary tree). Rank 0 starts a wave;
+  // its WAVE to rank 1 stays in flight while rank 3 is interrupted and
+  // every rank closes. Rank 1 receives the WAVE after it joined the closing
+  // barrier. Had it forwarded it to rank 5, the network holds that message
+  // until rank 5 has left close() (rank 5's last probe missed it): the send
+  // would stay unmatched and rank 1 in close() for ever.
+  const int P = 6;
+  HoldingNetwork net(P);
+  StopRule stop;
+  std::vector<EngineSettings> settings(P);
+  std::vector<std::unique_ptr<RemoteLink>> agents;
+  std::vector<std::unique_ptr<IdleHost>> hosts;
+  for (int r = 0; r < P; ++r) {
+    settings[static_cast<std::size_t>(r)].ranks.count = P;
+    settings[static_cast<std::size_t>(r)].ranks.rank = r;
+    settings[static_cast<std::size_t>(r)].ranks.termination = RankTermination::tree;
+    settings[static_cast<std::size_t>(r)].init = InitSpread::balanced;
+    hosts.push_back(std::make_unique<IdleHost>());
+    agents.push_back(make_rank_agent(std::make_unique<HoldingTransport>(net, r), settings[static_cast<std::size_t>(r)], stop));
+  }
+  agents[0]->poll_idle(*hosts[0], false);  // passive: wave 1 starts (held towards rank 1)
+  hosts[3]->stopped = true;                // SIGINT at rank 3
+  std::vector<std::atomic<bool>> closed(P);
+  std::vector<std::thread> threads;
+  for (int r = 1; r < P; ++r)
+    threads.emplace_back([&, r] {
+      agents[static_cast<std::size_t>(r)]->close(*hosts[static_cast<std::size_t>(r)]);
+      closed[static_cast<std::size_t>(r)] = true;
+    });
+  for (int i = 0; i < 10000 && !net.has_joined(1); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(net.has_joined(1));
+  net.release(0, 1);  // the WAVE reaches rank 1 after it joined
+  threads.emplace_back([&] {
+    agents[0]->close(*hosts[0]);
+    closed[0] = true;
+  });
+  for (int i = 0; i < 10000 && !closed[5]; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  net.release(1, 5);  // a forwarded WAVE (if any) arrives too late
+  bool all = false;
+  for (int i = 0; i < 10000 && !all; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    all = true;
+    for (auto& c : closed) all = all && c;
+  }
+  if (!all) {
+    // A rank stuck in close(): the threads cannot be joined; say so and end.
+    std::fprintf(stderr, "FAIL: a rank never returned from close() (a wave forwarded after joining)\n");
+    std::_Exit(1);
+  }
+  for (auto& t : threads) t.join();
+  CHECK(all);
 }

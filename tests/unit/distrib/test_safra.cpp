@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "distrib/safra.hpp"
+#include "support/basic_computation.hpp"
 
 using uts::distrib::Safra;
 using uts::distrib::SafraRing;
@@ -19,20 +20,12 @@ using uts::distrib::SafraRing;
 namespace {
 
 struct Sim {
-  explicit Sim(int n, std::uint64_t seed) : rng(seed), active(n, false), work(n, 0) {
+  explicit Sim(int n, std::uint64_t seed) : rng(seed), basic(n, rng) {
     for (int i = 0; i < n; ++i) ranks.emplace_back(i, n);
-    active[0] = true;
-    work[0] = 50;  // units of work rank 0 starts with
   }
   std::mt19937_64 rng;
+  uts::test::BasicComputation basic;
   std::vector<SafraRing> ranks;
-  std::vector<bool> active;
-  std::vector<int> work;
-  struct Msg {
-    int to;
-    int units;
-  };
-  std::deque<Msg> in_flight;  // basic messages
   struct Transit {
     int to;
     Safra::Token token;
@@ -40,44 +33,15 @@ struct Sim {
   std::optional<Transit> token;  // the token on its way
   bool concluded = false;
 
-  bool all_passive_and_empty() const {
-    for (bool a : active)
-      if (a) return false;
-    return in_flight.empty();
-  }
+  bool all_passive_and_empty() const { return basic.all_passive_and_empty(); }
 
   // One random step.
   void step(bool allow_new_work) {
     const int n = static_cast<int>(ranks.size());
     switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
-      case 0: {  // an active rank works, maybe sends half its work away
-        const int i = static_cast<int>(rng() % n);
-        if (!active[i]) break;
-        if (work[i] > 1 && allow_new_work && rng() % 2) {
-          const int to = static_cast<int>(rng() % n);
-          if (to == i) break;
-          const int units = work[i] / 2;
-          work[i] -= units;
-          ranks[i].sent_basic();
-          in_flight.push_back({to, units});
-        } else if (work[i] > 0) {
-          --work[i];
-          if (allow_new_work && rng() % 8 == 0) work[i] += 2;  // expansion creates work
-        }
-        if (work[i] == 0) active[i] = false;
-        break;
-      }
+      case 0: basic.work_step(allow_new_work, [&](int i) { ranks[i].sent_basic(); }); break;
       case 1:
-      case 2: {  // deliver a random in-flight message
-        if (in_flight.empty()) break;
-        const std::size_t k = rng() % in_flight.size();
-        const Msg m = in_flight[k];
-        in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(k));
-        ranks[m.to].received_basic();
-        active[m.to] = true;
-        work[m.to] += m.units;
-        break;
-      }
+      case 2: basic.deliver_step([&](int to) { ranks[to].received_basic(); }); break;
       case 3:  // deliver the token in transit
         if (token) {
           ranks[token->to].token_arrived(token->token);
@@ -86,7 +50,7 @@ struct Sim {
         break;
       default:  // a passive holder acts on the token, as the agent does
         for (int i = 0; i < n; ++i) {
-          if (!ranks[i].holds_token() || active[i]) continue;
+          if (!ranks[i].holds_token() || basic.active[i]) continue;
           const SafraRing::Action a = ranks[i].on_passive();
           if (a.kind == SafraRing::Action::pass) token = Transit{a.to, a.token};
           if (a.kind == SafraRing::Action::conclude) concluded = true;
