@@ -207,9 +207,40 @@ def test_mpi(root, build, tmp, uts):
             and by["2 ranks"]["ranks"] == "2", "bench-mpi: plain, 1 rank and 2 ranks rows; ratios against themselves 1")
 
 
+def test_ranks(root, build, tmp, uts):
+    version = subprocess.run([uts, "--version"], capture_output=True, text=True).stdout
+    if "with MPI" not in version or "without MPI" in version or shutil.which("mpirun") is None:
+        print("skip  bench-ranks: uts built without MPI or no mpirun (%s)" % version.strip())
+        return
+    out = os.path.join(tmp, "ranks")
+    rows, doc = check_outputs(root, "bench-ranks", ["--build", build, "--trees", "T1", "--reps", "2", "--warmup", "0",
+                                                     "--ranks", "2,6", "--modes", "random/ring,lifeline/tree"],
+                              out, 4, extra_csv=("bench-ranks-fit.csv",))
+    if not rows:
+        return
+    check_summary("bench-ranks", rows, "time_s")
+    by = {(r["ranks"], r["mode"]): r for r in rows}
+    T.check(set(by) == {("2", "random/ring"), ("6", "random/ring"), ("2", "lifeline/tree"), ("6", "lifeline/tree")}
+            and by[("2", "random/ring")]["vs_random_ring_ratio"] == ""
+            and num(by[("2", "lifeline/tree")]["vs_random_ring_ratio"]) > 0,
+            "bench-ranks: a row per rank count and mode; the baseline has no ratio, the others do")
+    T.check(all(num(r["steals_median"]) + num(r["pushes_median"]) > 0 and num(r["termination_waves_median"]) >= 1
+                and num(r["termination_latency_s_median"]) >= 0 for r in rows),
+            "bench-ranks: steals or pushes, waves and a latency in every row")
+    T.check(all(r["dormant_fraction_median"] == "" for r in rows if r["mode"] == "random/ring")
+            and all(r["lifeline_requests_median"] == "0" for r in rows if r["mode"] == "random/ring"),
+            "bench-ranks: no lifeline figures under random stealing")
+    fits = doc.get("tables", {}).get("fit", [])
+    T.check(len(fits) == 4 and {f["predict_ranks"] for f in fits} == {1024, 16384}
+            and {f["x"] for f in fits} == {"P", "D"},
+            "bench-ranks: the latency fit predicts 1024 and 16384 ranks for ring (x = P) and tree (x = D; 2 and 6 ranks "
+            "have depths 1 and 2)", str(fits))
+
+
 def test_usage(root, build):
     for script, args in (("bench-parallel", ["--reps", "0"]), ("bench-sequential", ["--trees", "NOPE"]),
                          ("bench-idle", ["--threads", "x"]), ("bench-mpi", ["--confidence", "95"]),
+                         ("bench-ranks", ["--modes", "random/star"]), ("bench-ranks", ["--ranks", "1"]),
                          ("bench-parallel", ["--protocols", "split", "--compare", build])):
         p = run(root, script, ["--build", build] + args)
         T.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr,
@@ -231,6 +262,7 @@ def main():
         test_sequential(root, build, tmp)
         test_idle(root, build, tmp)
         test_mpi(root, build, tmp, uts)
+        test_ranks(root, build, tmp, uts)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return T.finish()
