@@ -43,7 +43,11 @@ OUTCOMES = ("success", "empty", "contended")
 GLOBAL_MARKS = {"global_request": ("v", "black", "global request sent"),
                 "global_answer": ("^", "black", "global answer"),
                 "global_refusal": ("x", "black", "global refusal"),
-                "token": ("D", "0.35", "termination token")}
+                "token": ("D", "0.35", "termination token"),
+                "lifeline_request": ("1", "0.2", "lifeline request sent"),
+                "lifeline_push_sent": ("P", "0.2", "lifeline push sent"),
+                "lifeline_push_received": ("+", "0.2", "lifeline push received"),
+                "wave": ("d", "0.5", "termination wave")}
 MAX_ARROWS = 300  # steal arrows drawn on one timeline at most (evenly chosen beyond that)
 
 

@@ -319,8 +319,10 @@ class RankAgent final : public RemoteLink {
     const auto k = wire::to_value<std::uint64_t>(bytes);
     if (!waves_.wave_arrived(k)) protocol_error("wave " + std::to_string(k) + " out of order", from);
     if (closing_) return;  // a stopped run: no wave completes, and nothing is sent after joining (see DONE)
-    for (int c : waves_.children()) net_->send(c, Tag::wave, wire::of_value(k));
-    host.note_global(TraceEvent::wave, from, 0);
+    for (int c : waves_.children()) {
+      net_->send(c, Tag::wave, wire::of_value(k));
+      host.note_global(TraceEvent::wave, c, 0);
+    }
   }
   void on_report(int from, const std::vector<char>& bytes) {
     if (!tree_ || bytes.size() != sizeof(wire::Report) || wave_parent(from) != rank_)
@@ -335,8 +337,10 @@ class RankAgent final : public RemoteLink {
     const FourCounterWaves::Action a = waves_.on_passive();
     switch (a.kind) {
       case FourCounterWaves::Action::start:
-        for (int c : waves_.children()) net_->send(c, Tag::wave, wire::of_value(a.wave));
-        host.note_global(TraceEvent::wave, -1, 0);
+        for (int c : waves_.children()) {
+          net_->send(c, Tag::wave, wire::of_value(a.wave));
+          host.note_global(TraceEvent::wave, c, 0);
+        }
         break;
       case FourCounterWaves::Action::report:
         net_->send(wave_parent(rank_), Tag::report, wire::of_report(a.wave, a.sums));

@@ -145,7 +145,7 @@ const RegionText kRegionText[kRegions] = {
     {"lifeline_request", "MPI: sent a lifeline request to buddy peer_rank (point event)"},
     {"lifeline_push_sent", "MPI: pushed nodes to lifeline thief peer_rank (point event)"},
     {"lifeline_push_received", "MPI: received nodes pushed by buddy peer_rank (point event)"},
-    {"wave", "MPI: a termination wave started, forwarded to or reported to peer_rank (point event)"},
+    {"wave", "MPI: a termination wave sent down to peer_rank or reported up to it (point event)"},
     {"global", "MPI: a global event (point event)"},
 };
 

@@ -31,7 +31,7 @@ struct TraceEvent {
     lifeline_sent,   // a lifeline request to a buddy (peer)
     push_sent,       // nodes pushed to a lifeline thief (peer)
     push_received,   // nodes pushed by a buddy (peer)
-    wave,            // termination wave: started or forwarded (rank 0 / down), or a report sent up (peer: parent)
+    wave,            // termination wave: a WAVE sent down to a child or a REPORT up to the parent (peer)
   };
   std::uint64_t t0 = 0, t1 = 0;
   std::int32_t peer = -1;

@@ -33,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from uts_check import Tally, run_uts  # noqa: E402
 
 STATES = {"work", "search", "claim", "idle", "sleep", "termination", "agent"}
-POINTS = {"wake", "global_request", "global_answer", "global_refusal", "global_request_answered", "token", "global"}
+POINTS = {"wake", "global_request", "global_answer", "global_refusal", "global_request_answered", "token", "global",
+          "lifeline_request", "lifeline_push_sent", "lifeline_push_received", "wave"}  # docs/trace.md
 
 EVENT = re.compile(r'^(ENTER|LEAVE)\s+(\d+)\s+(\d+)\s+Region: "([^"]*)" <\d+>')
 ATTR = re.compile(r'\("([^"]+)" <\d+>; (\w+); (?:"([^"]*)" <(\d+)>|(-?\d+))\)')
