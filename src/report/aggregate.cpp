@@ -92,6 +92,8 @@ RankTotals rank_totals(const RunResult& r) {
     t.steals += k.steals;
     t.nodes_received += k.nodes_received;
     t.lifeline_requests_sent += k.lifeline_requests_sent;
+    t.lifeline_requests_received += k.lifeline_requests_received;
+    t.push_nodes_sent += k.push_nodes_sent;
     t.pushes_sent += k.pushes_sent;
     t.pushes_received += k.pushes_received;
     t.push_nodes_received += k.push_nodes_received;

@@ -47,7 +47,8 @@ DomainAggregates aggregate_domains(const RunResult& r);
 // The ranks' global stealing summed (MPI runs).
 struct RankTotals {
   std::uint64_t requests_sent = 0, steals = 0, nodes_received = 0;
-  std::uint64_t lifeline_requests_sent = 0, pushes_sent = 0, pushes_received = 0, push_nodes_received = 0;
+  std::uint64_t lifeline_requests_sent = 0, lifeline_requests_received = 0, pushes_sent = 0, pushes_received = 0;
+  std::uint64_t push_nodes_sent = 0, push_nodes_received = 0;
   std::uint64_t tokens_passed = 0, waves = 0;
   double dormant_seconds = 0;
   // Messages of global stealing (requests, answers, lifeline requests,

@@ -556,6 +556,25 @@ def part_faults(binary, trees, expected, tally):
     tally.check(p.returncode == 0 and len(rows) == 1 and rows[0]["ranks"] == "2" and rows[0]["size"] == str(size)
                 and rows[0]["global_requests_sent"] != "" and int(rows[0]["global_steals"] or -1) >= 0,
                 "CSV under 2 ranks: ranks column 2, global steal columns filled")
+    # CSV carries both sides of the lifeline totals: the conservation laws
+    # hold in a CSV row too; the text (-v) has the lifeline table and the
+    # summary lines.
+    p = mpirun(5, binary, trees["T1"] + ["--threads", "1", "--format", "csv"])
+    rows = list(csv.DictReader(p.stdout.splitlines()))
+    r = rows[0] if len(rows) == 1 else {}
+    ok = p.returncode == 0 and r.get("rank_steal") == "lifeline" and r.get("rank_termination") == "tree"
+    ok = ok and int(r["global_pushes"]) > 0 and r["global_pushes"] == r["global_pushes_sent"] \
+        and r["global_push_nodes"] == r["global_push_nodes_sent"] \
+        and r["global_lifeline_requests"] == r["global_lifeline_requests_received"] \
+        and int(r["termination_waves"]) >= 2 and float(r["termination_latency_seconds"]) >= 0 \
+        and 0 <= float(r["dormant_fraction"]) <= 1 and float(r["global_messages_per_steal"]) >= 2 if ok else False
+    tally.check(ok, "CSV under 5 ranks (lifeline, tree): pushes, pushed nodes and lifeline requests sent = received; "
+                "waves, latency, dormant fraction, messages per steal filled", str(r)[:600])
+    p = mpirun(5, binary, trees["T1"] + ["--threads", "1", "-v", "--rank-termination", "ring"])
+    tally.check(p.returncode == 0 and "rank  lifeline: requests sent" in p.stdout
+                and "Global stealing (--rank-steal lifeline, w 4, l 4)" in p.stdout
+                and "Termination (--rank-termination ring): " in p.stdout and " rounds, detected " in p.stdout,
+                "text -v under 5 ranks: the lifeline table, the global stealing and termination lines")
     # Domains per rank, side by side in the report.
     rec = mpi_json(2, binary, trees["T3"] + ["--threads", "2", "--victim", "hier", "--domains", "2"])
     doms = rec.get("domains") or {}
