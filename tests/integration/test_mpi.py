@@ -28,7 +28,7 @@
            --rank-poll, --rank-steal, --rank-w 0-6, --rank-l 2-8,
            --rank-termination; --rank-steal and --rank-termination now and
            then left out, for the defaults);
-           default 50 runs (about 35 s), --runs 100 (about 1 min) for more;
+           default 100 runs (about 50 s on the 2-core development machine);
            replay with --seed (a failure also prints its command line)
   faults   bad input printed once and exit 2 (the rank options included);
            --max-nodes across ranks in every rank-steal x termination mode,
@@ -716,7 +716,7 @@ def main():
     ap.add_argument("--part", default="all", choices=["matrix", "matrix-full", "stress", "faults", "all"])
     ap.add_argument("--full", action="store_true", help="--part matrix: the whole cross product (as matrix-full)")
     ap.add_argument("--slice", default="0/1", help="matrix-full: I/N runs cells I, I+N, ... only")
-    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
     try:
