@@ -186,8 +186,22 @@ def balance_problems(rec, ranks, threads, rank_steal=None, rank_termination=None
     lat = agg.get("termination_latency_seconds", "absent")
     if not complete and lat is not None:
         bad.append("termination_latency_seconds %s on a stopped run (want null)" % lat)
-    if complete and ranks > 1 and not (isinstance(lat, (int, float)) and lat >= 0):
-        bad.append("termination_latency_seconds %s on a complete run" % lat)
+    if complete and ranks > 1 and not (isinstance(lat, (int, float)) and lat > 0):
+        # > 0: the last rank to stop working learns of the end after it stopped.
+        bad.append("termination_latency_seconds %s on a complete run (want > 0)" % lat)
+    if complete and ranks > 1:
+        # Every rank learned of the end after the start, and some thread
+        # worked after it: times stuck at zero would fail here.
+        if any(not r["finish_known_seconds"] > 0 for r in rk):
+            bad.append("finish_known_seconds not > 0: %s" % [r["finish_known_seconds"] for r in rk])
+        if not max(r["last_work_seconds"] for r in rk) > 0:
+            bad.append("last_work_seconds all 0: %s" % [r["last_work_seconds"] for r in rk])
+        if isinstance(lat, (int, float)) and lat > max(r["finish_known_seconds"] for r in rk) + 1e-3:
+            bad.append("termination latency %s longer than the latest finish_known_seconds %s" % (
+                lat, max(r["finish_known_seconds"] for r in rk)))
+    mps = agg.get("global_messages_per_steal")
+    if mps is not None and not mps >= 1:
+        bad.append("global_messages_per_steal %s < 1 (every success is a message at least)" % mps)
     frac = agg.get("dormant_fraction")
     if frac is not None and not 0 <= frac <= 1:
         bad.append("dormant_fraction %s outside [0, 1]" % frac)
@@ -566,7 +580,7 @@ def part_faults(binary, trees, expected, tally):
     ok = ok and int(r["global_pushes"]) > 0 and r["global_pushes"] == r["global_pushes_sent"] \
         and r["global_push_nodes"] == r["global_push_nodes_sent"] \
         and r["global_lifeline_requests"] == r["global_lifeline_requests_received"] \
-        and int(r["termination_waves"]) >= 2 and float(r["termination_latency_seconds"]) >= 0 \
+        and int(r["termination_waves"]) >= 2 and float(r["termination_latency_seconds"]) > 0 \
         and 0 <= float(r["dormant_fraction"]) <= 1 and float(r["global_messages_per_steal"]) >= 2 if ok else False
     tally.check(ok, "CSV under 5 ranks (lifeline, tree): pushes, pushed nodes and lifeline requests sent = received; "
                 "waves, latency, dormant fraction, messages per steal filled", str(r)[:600])
