@@ -158,7 +158,8 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
 
 int run_main(int argc, char** argv, Voice& voice) {
   const distrib::Launch launch = distrib::detect_launch();
-  voice = Voice{launch.rank == 0, launch.under_mpi};
+  // uts-smpi: every simulated rank returns on its own (no mpirun aborting the job).
+  voice = Voice{launch.rank == 0, launch.under_mpi && !UTS_SMPI};
   cli::RunConfig cfg;
   // A malformed OMP_NUM_THREADS or OMP_THREAD_LIMIT is refused once the
   // command line is read (--help and --version still answer).
@@ -188,6 +189,21 @@ int run_main(int argc, char** argv, Voice& voice) {
       return voice.usage_error("--sequential runs in one process, not as " + std::to_string(launch.ranks) +
                                " MPI ranks");
   }
+#if UTS_SMPI
+  // SMPI simulates ranks, each on one core of its simulated host; the
+  // threads inside one rank would share that core's simulated time.
+  if (cfg.engine.threads > 1)
+    return voice.usage_error("--threads " + std::to_string(cfg.engine.threads) +
+                             ": uts-smpi runs one thread per simulated rank (give --threads 1, or use uts under mpirun)");
+  if (cfg.workload == cli::Workload::pool)
+    return voice.usage_error("--workload pool runs in one process: use uts, not uts-smpi");
+  if (cfg.engine.sequential)
+    return voice.usage_error("--sequential runs in one process: use uts --sequential for the baseline, not uts-smpi");
+  if (cfg.progress == cli::Progress::on)
+    return voice.usage_error("--progress: a simulated run has no real-time progress line (uts-smpi)");
+  if (cfg.given.count("bind"))
+    return voice.usage_error("--bind places real threads: a simulated rank has one core of its own simulated host (uts-smpi)");
+#endif
   if (launch.under_mpi && cfg.work_baseline_sequential) {
     return voice.usage_error(
         "--work-baseline sequential runs in one process: under mpirun give the sequential time in seconds");

@@ -1,13 +1,19 @@
 // A cheap clock for state changes (docs/trace.md): the TSC where it is
 // invariant (rdtsc, a few ns), else CLOCK_MONOTONIC_RAW. Ticks are turned
 // into seconds with a rate measured over the run itself (TickSpan), so no
-// start-up calibration is needed.
+// start-up calibration is needed. In the SMPI build (UTS_SMPI) a tick is a
+// nanosecond of simulated time (MPI_Wtime): every simulated rank runs in
+// one process, so real time between two reads includes other ranks' turns.
 #pragma once
 
 #include <time.h>
 
 #include <chrono>
 #include <cstdint>
+
+#if UTS_SMPI
+#include <mpi.h>  // SimGrid's SMPI header
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -30,6 +36,10 @@ inline bool invariant_tsc() {
 inline const bool kUseTsc = invariant_tsc();
 }  // namespace detail
 
+#if UTS_SMPI
+inline std::uint64_t now() { return static_cast<std::uint64_t>(MPI_Wtime() * 1e9); }
+inline const char* source() { return "mpi_wtime"; }
+#else
 inline std::uint64_t now() {
 #if defined(__x86_64__) || defined(__i386__)
   if (detail::kUseTsc) return __rdtsc();
@@ -40,6 +50,7 @@ inline std::uint64_t now() {
 }
 
 inline const char* source() { return detail::kUseTsc ? "tsc" : "clock_monotonic_raw"; }
+#endif
 
 namespace detail {
 // A tick and the steady clock read together: the steady clock read on both
@@ -58,7 +69,9 @@ inline Pair read_pair() {
 // Read as the program starts (static initialisation): the rate of a run is
 // measured from here to the run's end, milliseconds at least, so even a run
 // of a few microseconds gets a true rate.
+#if !UTS_SMPI
 inline const Pair kProgramStart = read_pair();
+#endif
 }  // namespace detail
 
 // A run's span: its first tick, and the tick rate measured from the
@@ -66,14 +79,22 @@ inline const Pair kProgramStart = read_pair();
 class Span {
  public:
   void begin() { t0_ = now(); }
+#if UTS_SMPI
+  void end() {}
+#else
   void end() { end_ = detail::read_pair(); }
+#endif
   std::uint64_t first_tick() const { return t0_; }
   void set_first_tick(std::uint64_t t) { t0_ = t; }
   double ticks_per_second() const {
+#if UTS_SMPI
+    return 1e9;  // simulated nanoseconds
+#else
     const detail::Pair& a = detail::kProgramStart;
     const double s = std::chrono::duration<double>(end_.steady - a.steady).count();
     if (!(s > 1e-6) || end_.tick <= a.tick) return 1e9;  // not measurable: nanosecond ticks assumed
     return double(end_.tick - a.tick) / s;
+#endif
   }
 
  private:

@@ -39,6 +39,13 @@ ThreadDefault thread_default() {
   // state (an assertion, or "Out of heap memory") before we could refuse it.
   const auto env_threads = positive_env("OMP_NUM_THREADS", 4096, "a number of threads from 1 to 4096", true);
   positive_env("OMP_THREAD_LIMIT", 2147483647, "a thread limit from 1 to 2147483647", false);
+#if UTS_SMPI
+  // uts-smpi: one thread per simulated rank, whatever the real machine has.
+  d.threads = 1;
+  d.source = "one per simulated rank (uts-smpi)";
+  d.limit = omp_get_thread_limit();
+  return d;
+#endif
   if (env_threads) {
     d.threads = static_cast<int>(*env_threads);
     d.source = "OMP_NUM_THREADS";

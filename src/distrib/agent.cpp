@@ -1,5 +1,6 @@
 #include "distrib/agent.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "base/clock.hpp"
+#include "base/nap.hpp"
 #include "base/rng.hpp"
 #include "distrib/lifeline.hpp"
 #include "distrib/safra.hpp"
@@ -91,6 +93,18 @@ class RankAgent final : public RemoteLink {
     return false;
   }
 
+  // Only when this rank would send nothing before a message arrives: it
+  // waits for an answer or is dormant, has no termination step to take,
+  // and no --max-nodes count to send (the stopped and closing paths nap).
+  // Right after poll_idle, which has taken every step it could.
+  bool wait_idle(LinkHost& host) override {
+    if (finished_ || closing_ || host.stop_raised() || stop_.max_nodes != 0) return false;
+    if (settings_.stealing && !outstanding_ && !dormant_) return false;  // would send a request
+    if (tree_ ? waves_.wants_passive() : ring_.holds_token()) return false;  // would take a termination step
+    const std::size_t largest = std::max<std::size_t>(std::size_t{settings_.ranks.chunk} * sizeof(Node), 256);
+    return net_->wait_for_message(largest);
+  }
+
   void close(LinkHost& host) override {
     closing_ = true;
     if (dormant_) wake();  // the dormant time ends with the run
@@ -103,7 +117,7 @@ class RankAgent final : public RemoteLink {
         joined = true;
       }
       if (joined && net_->barrier_complete() && net_->sends_complete()) break;
-      std::this_thread::sleep_for(kClosingNap);
+      nap(kClosingNap);
     }
   }
 

@@ -8,7 +8,9 @@
 // loop.
 //
 // Messages (tags), all sent in synchronous mode (a send completes only once
-// it is matched; close() relies on that):
+// it is matched; close() relies on that; uts-smpi sends in standard mode,
+// see docs/smpi.md, and relies only on what the last paragraph says of
+// answers and of messages that carry nodes):
 //   REQUEST   thief -> victim, empty. At most one in flight per rank.
 //   ANSWER    victim -> thief, 0..--rank-chunk nodes as 28-byte records;
 //             0 nodes is a refusal. Nodes make it a basic message.

@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <string>
 
+#if UTS_SMPI
+#include <simgrid/actor.h>
+#endif
+
 namespace uts::distrib {
 
 namespace {
@@ -20,6 +24,19 @@ bool has_env(const char* name) { return std::getenv(name) != nullptr; }
 
 Launch detect_launch() {
   Launch l;
+#if UTS_SMPI
+  // uts-smpi runs only under smpirun, which exports SMPI_GLOBAL_SIZE and
+  // names each simulated rank's actor by its rank ("0", "1", ...).
+  l.under_mpi = true;
+  l.ranks = env_int("SMPI_GLOBAL_SIZE", 1);
+  try {
+    l.rank = std::stoi(sg_actor_self_get_name());
+  } catch (...) {
+    l.rank = 0;
+  }
+  if (l.ranks < 1) l.ranks = 1;
+  return l;
+#endif
   if (has_env("OMPI_COMM_WORLD_SIZE")) {
     l.under_mpi = true;
     l.ranks = env_int("OMPI_COMM_WORLD_SIZE", 1);

@@ -13,7 +13,8 @@ struct Launch {
 };
 
 // Open MPI (OMPI_COMM_WORLD_*), PMIx (PMIX_RANK) and PMI (PMI_RANK/PMI_SIZE,
-// MPICH and Slurm) variables.
+// MPICH and Slurm) variables; in uts-smpi, smpirun's SMPI_GLOBAL_SIZE and
+// the simulated rank's actor name.
 Launch detect_launch();
 
 }  // namespace uts::distrib

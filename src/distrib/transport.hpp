@@ -4,6 +4,7 @@
 // policy run there without MPI.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -27,6 +28,10 @@ class Transport {
   virtual void send(int to, Tag tag, std::vector<char> bytes) = 0;
   // The next message that has arrived, if any (probe, then receive).
   virtual std::optional<Message> receive() = 0;
+  // Block until a message has arrived (the next receive() returns it),
+  // `max_bytes` at most. false: this transport does not block (only the
+  // SMPI build's does: there an idle simulated rank must block in MPI).
+  virtual bool wait_for_message(std::size_t /*max_bytes*/) { return false; }
   // Every send so far has completed (been matched).
   virtual bool sends_complete() = 0;
   // A non-blocking barrier over all ranks: join once, then test.

@@ -54,6 +54,12 @@ class RemoteLink {
   // Thread 0 idle. `dry`: its last local round failed (or it has no local
   // victims), so a global steal may go out. true: nodes arrived (take() ran).
   virtual bool poll_idle(LinkHost& host, bool dry) = 0;
+  // Thread 0 idle and its rank's only thread, just after poll_idle: block
+  // until a message has arrived when nothing else can happen before one
+  // (uts-smpi, where a simulated rank must block or advance simulated
+  // time). false: it did not wait (the caller naps). Never blocks where
+  // the transport cannot (a real MPI run keeps polling).
+  virtual bool wait_idle(LinkHost& /*host*/) { return false; }
   // Thread 0's loop has ended (job over or stopped): complete every message
   // so that no rank is left waiting.
   virtual void close(LinkHost& host) = 0;

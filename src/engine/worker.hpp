@@ -17,6 +17,7 @@
 #include "base/cache_line.hpp"
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
+#include "base/nap.hpp"
 #include "engine/remote_link.hpp"
 #include "engine/stop_flag.hpp"
 #include "engine/time_split.hpp"
@@ -118,6 +119,9 @@ class RankSeat {
   // Idle: true when another rank's nodes arrived (take() marked us busy).
   bool idle_poll(LinkHost& host, bool dry) { return link_ && link_->poll_idle(host, dry); }
   void poll_busy(LinkHost& host) { link_->poll_busy(host); }
+  // Idle, the rank's only thread (uts-smpi): wait in MPI for a message when
+  // the agent has nothing to do before one (false: it has, or cannot wait).
+  bool idle_wait(LinkHost& host) { return link_ && link_->wait_idle(host); }
   void close(LinkHost& host) { link_->close(host); }
 
  private:
@@ -354,6 +358,19 @@ class ThreadRun final : public LinkHost {
       if (step == Step::alone) {  // nobody to steal from
         if (detect()) return false;
         if (!seat_.taken()) continue;
+#if UTS_SMPI
+        // uts-smpi, one thread per simulated rank: only a message can bring
+        // work. The rank blocks in MPI until one arrives when its agent has
+        // nothing to send before (waiting for an answer, dormant, waiting
+        // for a wave's reports); otherwise it naps after each poll, in
+        // simulated time. Spinning would advance simulated time by nothing
+        // per MPI call, and the simulation would crawl (every rank runs in
+        // one process, and each simulated event costs real time).
+        split_.to(Phase::idle);
+        if (!seat_.idle_wait(*this)) nap(engine_detail::kAgentNap);
+        split_.to(Phase::search);
+        continue;
+#endif
       }
       const std::uint64_t spin_start = tick::now();
       const Backoff::Step backed_off = backoff.next();
@@ -367,7 +384,7 @@ class ThreadRun final : public LinkHost {
           // The agent must keep answering other ranks and passing the
           // token: a short nap, never the futex sleep.
           split_.to(Phase::idle);
-          std::this_thread::sleep_for(engine_detail::kAgentNap);
+          nap(engine_detail::kAgentNap);
           split_.to(Phase::search);
           backoff.reset();
           victims_.reset_dry();
@@ -389,7 +406,7 @@ class ThreadRun final : public LinkHost {
       if (agent_poll()) return true;
       if (stop_requested()) return false;
       split_.to(Phase::idle);
-      std::this_thread::sleep_for(engine_detail::kAgentNap);
+      nap(engine_detail::kAgentNap);
       split_.to(Phase::search);
     }
   }
@@ -419,7 +436,7 @@ class ThreadRun final : public LinkHost {
       // A SIGINT after the job ended does not make it interrupted.
       if (!sh_.termination.done() && interrupt::requested()) stop(RunStatus::interrupted);
       seat_.poll_busy(*this);
-      std::this_thread::sleep_for(engine_detail::kAgentNap);
+      nap(engine_detail::kAgentNap);
     }
     seat_.close(*this);
   }

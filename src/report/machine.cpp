@@ -73,8 +73,14 @@ MachineInfo collect_machine_info() {
   m.sha_ni = CryptoPP::HasSHA();
 #endif
   // LLVM's runtime exports the __kmpc_* entry points; libgomp does not.
+#if UTS_SMPI
+  m.openmp_runtime = "none (SMPI: one thread per simulated rank)";
+#else
   m.openmp_runtime = dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num") ? "libomp" : "libgomp";
+#endif
+#ifdef _OPENMP
   m.openmp_version = _OPENMP;
+#endif
   m.omp_places = env_or_empty("OMP_PLACES");
   m.omp_proc_bind = env_or_empty("OMP_PROC_BIND");
   m.compiler = UTS_COMPILER;

@@ -13,6 +13,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#if UTS_SMPI
+#include <simgrid/host.h>
+#endif
+
 namespace uts {
 
 namespace {
@@ -275,6 +279,13 @@ TopologySummary summarize_topology(const Topology& topology) {
 
 Placement prepare_placement() {
   Placement p;
+#if UTS_SMPI
+  // uts-smpi: a simulated rank has one core of its own simulated host; the
+  // real machine's topology (read once per simulated rank, milliseconds
+  // each) says nothing about it.
+  p.usable.push_back(0);
+  return p;
+#endif
   p.topology = std::make_unique<Topology>();
   if (!p.topology->loaded()) {
     std::fprintf(stderr, "uts: warning: cannot read the hardware topology (%s): threads not placed, their PUs not recorded\n",
@@ -328,7 +339,12 @@ ThreadPlace Placement::sample() const {
 RankPlace Placement::rank_place() const {
   RankPlace r;
   char host[256] = {};
+#if UTS_SMPI
+  std::strncpy(host, sg_host_self_get_name(), sizeof host - 1);  // the simulated host
+  if (true) {
+#else
   if (gethostname(host, sizeof host - 1) == 0) {
+#endif
     const std::size_t n = std::min(std::strlen(host), sizeof r.host - 1);
     std::memcpy(r.host, host, n);  // a longer name is cut (r.host stays terminated)
   }

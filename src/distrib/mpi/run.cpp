@@ -14,6 +14,7 @@
 #include "distrib/mpi/mpi_transport.hpp"
 #include "engine/engine.hpp"
 #include "topology/placement.hpp"
+#include "uts_build_config.hpp"
 
 namespace uts::distrib {
 
@@ -22,7 +23,9 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
-  ok_ = provided >= MPI_THREAD_FUNNELED;
+  // SMPI answers MPI_THREAD_SINGLE: each simulated rank has one thread
+  // (uts-smpi refuses --threads > 1), which SINGLE covers.
+  ok_ = provided >= MPI_THREAD_FUNNELED || UTS_SMPI;
 }
 
 MpiSession::~MpiSession() {
@@ -105,15 +108,19 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRul
   // consecutive slots of them: the k-th such rank starts at slot k x threads.
   Placement placement = prepare_placement();
   const RankPlace me = placement.rank_place();
+  int local = 0;
+  std::vector<RankPlace> neighbours(1, me);
+#if !UTS_SMPI  // uts-smpi: each simulated rank is alone on its simulated host
+  int locals = 1;
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);
-  int local = 0, locals = 1;
   MPI_Comm_rank(host, &local);
   MPI_Comm_size(host, &locals);
-  std::vector<RankPlace> neighbours(static_cast<std::size_t>(locals));
+  neighbours.resize(static_cast<std::size_t>(locals));
   MPI_Allgather(&me, static_cast<int>(sizeof me), MPI_BYTE, neighbours.data(), static_cast<int>(sizeof me), MPI_BYTE,
                 host);
   MPI_Comm_free(&host);
+#endif
   int same_set_before = 0;
   for (int i = 0; i < local; ++i) {
     const RankPlace& o = neighbours[static_cast<std::size_t>(i)];

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""uts-smpi under SimGrid's SMPI (issue 23): the MPI layer, unchanged, run by
+the simulator on a modelled cluster (configs/smpi/).
+
+  exactness  ranks {2, 7, 64, 256} on T1, T3 and the small trees, each run
+             checked against uts --sequential (size, depth, leaves,
+             checksum) and its per-rank statistics balanced as in the MPI
+             matrix (test_mpi.balance_problems); the runs rotate through
+             --rank-steal {lifeline, random} x --rank-termination {tree,
+             ring} and both platforms
+  bad input  exits 2 with one line under smpirun, whatever the rank count
+             (a bad option, --threads 2, --bind)
+  calibration  T1L at 2 ranks: the simulated time within 25% of a real
+             mpirun -np 2 run's (1 thread per rank, medians of 3). The
+             tighter figure is a benchmark (results/), not a test.
+
+usage: test_smpi.py UTS_SMPI UTS REFERENCE_CSV PLATFORM_DIR [--part exactness|bad-input|calibration|all]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from small_trees import SMALL_TREES  # noqa: E402
+from test_mpi import ENV, MPIRUN, balance_problems  # noqa: E402
+from uts_check import Tally, results_of, run_json  # noqa: E402
+
+RANKS = (2, 7, 64, 256)
+MODES = (("lifeline", "tree"), ("random", "ring"), ("lifeline", "ring"), ("random", "tree"))
+
+
+def smpirun(platform, ranks, binary, args, timeout=600):
+    cmd = ["smpirun", "-np", str(ranks), "-platform", platform, binary] + args
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        return subprocess.CompletedProcess(cmd, -1, e.stdout or "", "HANG: timed out after %s s" % timeout)
+
+
+def uts_lines(stderr):
+    return [line for line in stderr.splitlines() if line.startswith("uts:")]
+
+
+def part_exactness(smpi, platforms, trees, expected, tally):
+    k = 0
+    for ranks in RANKS:
+        for name, targs in trees.items():
+            steal, term = MODES[k % len(MODES)]
+            platform = platforms[k % len(platforms)]
+            k += 1
+            args = targs + ["--rank-steal", steal, "--rank-termination", term, "--format", "json"]
+            t0 = time.time()
+            p = smpirun(platform, ranks, smpi, args)
+            label = "smpirun -np %d -platform %s %s %s (%.1f s)" % (
+                ranks, os.path.basename(platform), smpi, " ".join(args), time.time() - t0)
+            if p.returncode != 0:
+                tally.check(False, label, "exit %d: %s" % (p.returncode, p.stderr.strip()[-600:]))
+                continue
+            rec = json.loads(p.stdout)
+            got = results_of(rec)
+            bad = balance_problems(rec, ranks, 1, rank_steal=steal, rank_termination=term)
+            if rec["status"] != "complete":
+                bad.append("status " + rec["status"])
+            if rec["engine"]["ranks"] != ranks:
+                bad.append("engine.ranks %s" % rec["engine"]["ranks"])
+            tally.check(got == expected[name] and not bad, label,
+                        "got %s, want %s; %s" % (got, expected[name], "; ".join(bad)))
+
+
+def part_bad_input(smpi, platform, tally):
+    cases = [(["--preset", "T1", "--no-such-option"], "an unknown option"),
+             (["--preset", "T1", "--threads", "2"], "one thread per simulated rank"),
+             (["--preset", "T1", "--bind", "core"], "simulated host"),
+             (["--preset", "T1", "--rank-w", "4", "--rank-steal", "random"], "rank-w")]
+    for ranks in (1, 4, 64):
+        for args, what in cases:
+            p = smpirun(platform, ranks, smpi, args, timeout=120)
+            lines = uts_lines(p.stderr)
+            tally.check(p.returncode == 2 and len(lines) == 1,
+                        "bad input (%s) at %d simulated ranks: exit 2, one line" % (what, ranks),
+                        "exit %d, lines %s" % (p.returncode, lines))
+
+
+def part_calibration(smpi, uts, platform, tree, tally):
+    sim, real = [], []
+    for _ in range(3):
+        p = smpirun(platform, 2, smpi, tree + ["--format", "json"])
+        if p.returncode != 0:
+            tally.check(False, "calibration: smpirun -np 2", p.stderr.strip()[-400:])
+            return
+        sim.append(json.loads(p.stdout)["timing"]["seconds"])
+        q = subprocess.run(MPIRUN + ["-np", "2", uts, "--threads", "1"] + tree + ["--format", "json"],
+                           capture_output=True, text=True, env=ENV, timeout=300)
+        if q.returncode != 0:
+            tally.check(False, "calibration: mpirun -np 2", q.stderr.strip()[-400:])
+            return
+        real.append(json.loads(q.stdout)["timing"]["seconds"])
+    s, r = statistics.median(sim), statistics.median(real)
+    print("calibration, T1L at 2 ranks: simulated %.3f s, real %.3f s (medians of 3), ratio %.3f" % (s, r, s / r))
+    tally.check(abs(s / r - 1) <= 0.25, "calibration: simulated 2-rank time within 25%% of the real one (%.3f)" % (s / r))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("smpi")
+    ap.add_argument("uts")
+    ap.add_argument("csv")
+    ap.add_argument("platforms")
+    ap.add_argument("--part", default="all", choices=["exactness", "bad-input", "calibration", "all"])
+    a = ap.parse_args()
+    with open(a.csv) as f:
+        rows = {r["name"]: r for r in csv.DictReader(f)}
+    platforms = [os.path.join(a.platforms, p) for p in ("fat-tree-ib.xml", "ethernet.xml")]
+    tally = Tally()
+    t0 = time.time()
+    if a.part in ("exactness", "all"):
+        trees = {"T1": rows["T1"]["args"].split(), "T3": rows["T3"]["args"].split()}
+        trees.update({n: x.split() for n, x, _ in SMALL_TREES})
+        expected = {name: results_of(run_json(a.uts, targs + ["--sequential"])) for name, targs in trees.items()}
+        part_exactness(a.smpi, platforms, trees, expected, tally)
+    if a.part in ("bad-input", "all"):
+        part_bad_input(a.smpi, platforms[0], tally)
+    if a.part in ("calibration", "all"):
+        part_calibration(a.smpi, a.uts, platforms[0], rows["T1L"]["args"].split(), tally)
+    print("%s: %.0f s" % (a.part, time.time() - t0))
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
