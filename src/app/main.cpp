@@ -18,6 +18,7 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "base/interrupt.hpp"
+#include "base/simulated.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
 #include "cli/usage_error.hpp"
@@ -203,6 +204,15 @@ int run_main(int argc, char** argv, Voice& voice) {
     return voice.usage_error("--progress: a simulated run has no real-time progress line (uts-smpi)");
   if (cfg.given.count("bind"))
     return voice.usage_error("--bind places real threads: a simulated rank has one core of its own simulated host (uts-smpi)");
+  // Timed and modelled computation at once would count it twice; neither,
+  // and every rank would compute in no time.
+  if (cfg.engine.ranks.model_rate > 0 && simulated::computation_timed())
+    return voice.usage_error("--model-rate: give smpirun --cfg=smpi/simulate-computation:no as well (SMPI would also time the computation)");
+  if (cfg.engine.ranks.model_rate == 0 && !simulated::computation_timed())
+    return voice.usage_error("smpi/simulate-computation:no without --model-rate: every rank would compute in no time");
+#else
+  if (cfg.given.count("model-rate"))
+    return voice.usage_error("--model-rate models computation in simulated time: it applies only to uts-smpi");
 #endif
   if (launch.under_mpi && cfg.work_baseline_sequential) {
     return voice.usage_error(

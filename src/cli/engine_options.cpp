@@ -112,6 +112,7 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
     if (auto m = parse_rank_steal(v)) e.ranks.steal = *m;
     else throw UsageError("--rank-steal: '" + v + "' is not random or lifeline");
   }
+  if (r.count("model-rate")) e.ranks.model_rate = static_cast<double>(int_in_range(r, "model-rate", 1, 100000000000));
   if (r.count("rank-w")) e.ranks.w = static_cast<std::uint32_t>(int_in_range(r, "rank-w", 0, 1000000));
   if (r.count("rank-l")) e.ranks.l = static_cast<std::uint32_t>(int_in_range(r, "rank-l", 2, 1024));
   if (r.count("rank-termination")) {

@@ -74,6 +74,9 @@ const OptionSpec kOptions[] = {
     {"rank-l", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "--rank-steal lifeline: base of the lifeline graph (a cyclic hypercube: ceil(log_l ranks) buddies per rank; 2 to "
      "1024, default 4)", "L", nullptr, true},
+    {"model-rate", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "uts-smpi only: model each simulated rank's computation as R nodes per second of simulated time instead of "
+     "timing it (needs smpirun --cfg=smpi/simulate-computation:no; docs/smpi.md)", "R", nullptr, true},
     {"rank-termination", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "how the ranks detect the job's end: ring (Dijkstra-Safra token, 2P hops) | tree (Mattern's four-counter waves "
      "over a 4-ary tree of ranks, O(log P) hops) (default: tree)", "SCHEME", nullptr, true},

@@ -12,6 +12,7 @@
 #include "base/clock.hpp"
 #include "base/nap.hpp"
 #include "base/rng.hpp"
+#include "base/tick.hpp"
 #include "distrib/lifeline.hpp"
 #include "distrib/safra.hpp"
 #include "distrib/waves.hpp"
@@ -36,6 +37,7 @@ class RankAgent final : public RemoteLink {
         lifeline_(settings.ranks.steal == RankSteal::lifeline && settings.stealing),
         ring_(rank_, ranks_),
         waves_(rank_, ranks_),
+        closing_waves_(rank_, ranks_),
         rng_(Rng::mix(static_cast<std::uint64_t>(rank_) + 1) ^ static_cast<std::uint64_t>(ranks_)),
         last_count_(Clock::now()),
         counts_(static_cast<std::size_t>(ranks_), 0) {
@@ -105,18 +107,26 @@ class RankAgent final : public RemoteLink {
     return net_->wait_for_message(largest);
   }
 
+  // Closing (agent.hpp): four-counter waves over the tree of ranks, counting
+  // every message of the job but their own, until two waves agree that
+  // everything sent has been received; then RELEASE goes down the tree.
   void close(LinkHost& host) override {
     closing_ = true;
     if (dormant_) wake();  // the dormant time ends with the run
     housekeeping(host);    // announces a local stop to the other ranks
-    bool joined = false;
+    bool forwarded = false;
     for (;;) {
       receive_all(host, true);
-      if (!joined && !outstanding_ && net_->sends_complete()) {
-        net_->join_barrier();
-        joined = true;
+      // A closing rank is passive in the closing waves' sense: from here it
+      // sends only answers (refusals), each to a request it has received.
+      if (!released_ && closing_waves_.wants_passive()) on_closing_passive();
+      if (released_) {
+        if (!forwarded) {
+          for (int c : closing_waves_.children()) net_->send(c, Tag::release, {});
+          forwarded = true;
+        }
+        if (net_->sends_complete()) break;  // the RELEASEs too were matched
       }
-      if (joined && net_->barrier_complete() && net_->sends_complete()) break;
       nap(kClosingNap);
     }
   }
@@ -126,6 +136,7 @@ class RankAgent final : public RemoteLink {
   // run is closing), so requests are refused.
   void receive_all(LinkHost& host, bool idle) {
     while (std::optional<Message> m = net_->receive()) {
+      if (!closing_tag(m->tag)) closing_waves_.received_basic();
       switch (m->tag) {
         case Tag::request: answer(host, m->source, idle); break;
         case Tag::answer: on_nodes(host, m->source, m->bytes, false); break;
@@ -145,10 +156,10 @@ class RankAgent final : public RemoteLink {
           finished_ = true;
           // Down the tree: each rank tells its children. Not while closing:
           // a rank closes before DONE only in a stopped run, where STOP
-          // reached every rank directly, and a send after joining the
-          // closing barrier could go to a child that has already left.
+          // reached every rank directly, and a closing rank sends only
+          // answers (agent.hpp, closing).
           if (tree_ && !closing_)
-            for (int c : waves_.children()) net_->send(c, Tag::done, {});
+            for (int c : waves_.children()) post(c, Tag::done, {});
           host.finish();
           break;
         case Tag::stop: {
@@ -158,8 +169,52 @@ class RankAgent final : public RemoteLink {
           break;
         }
         case Tag::count: counts_[static_cast<std::size_t>(m->source)] = wire::to_value<std::uint64_t>(m->bytes); break;
+        case Tag::close_wave: on_closing_wave(m->source, m->bytes); break;
+        case Tag::close_report: {
+          if (m->bytes.size() != sizeof(wire::Report) || wave_parent(m->source) != rank_)
+            protocol_error("an unexpected closing report", m->source);
+          const auto r = wire::to_value<wire::Report>(m->bytes);
+          if (!closing_waves_.report_arrived(r.wave, {r.sent, r.received}))
+            protocol_error("a closing report of wave " + std::to_string(r.wave) + " not open here", m->source);
+          break;
+        }
+        case Tag::release:
+          if (m->source != wave_parent(rank_) || !closing_) protocol_error("an unexpected RELEASE", m->source);
+          released_ = true;
+          break;
         default: protocol_error("an unexpected message tag " + std::to_string(static_cast<int>(m->tag)), m->source);
       }
+    }
+  }
+
+  // The closing waves' own messages are the only ones they do not count.
+  static bool closing_tag(Tag t) { return t == Tag::close_wave || t == Tag::close_report || t == Tag::release; }
+  // Every other message goes through here: counted as sent before it can
+  // be received, as the four-counter argument needs (waves.hpp).
+  void post(int to, Tag tag, std::vector<char> bytes) {
+    closing_waves_.sent_basic();
+    net_->send(to, tag, std::move(bytes));
+  }
+
+  // A closing WAVE goes on to the children at once, closing or not.
+  void on_closing_wave(int from, const std::vector<char>& bytes) {
+    if (bytes.size() != sizeof(std::uint64_t) || from != wave_parent(rank_))
+      protocol_error("an unexpected closing wave", from);
+    const auto k = wire::to_value<std::uint64_t>(bytes);
+    if (!closing_waves_.wave_arrived(k)) protocol_error("closing wave " + std::to_string(k) + " out of order", from);
+    for (int c : closing_waves_.children()) net_->send(c, Tag::close_wave, wire::of_value(k));
+  }
+  void on_closing_passive() {
+    const FourCounterWaves::Action a = closing_waves_.on_passive();
+    switch (a.kind) {
+      case FourCounterWaves::Action::start:
+        for (int c : closing_waves_.children()) net_->send(c, Tag::close_wave, wire::of_value(a.wave));
+        break;
+      case FourCounterWaves::Action::report:
+        net_->send(wave_parent(rank_), Tag::close_report, wire::of_report(a.wave, a.sums));
+        break;
+      case FourCounterWaves::Action::conclude: released_ = true; break;
+      case FourCounterWaves::Action::none: break;
     }
   }
 
@@ -189,7 +244,7 @@ class RankAgent final : public RemoteLink {
       stats_.nodes_sent += give_.size();
       sent_basic();
     }
-    net_->send(thief, Tag::answer, wire::of_nodes(give_));
+    post(thief, Tag::answer, wire::of_nodes(give_));
     host.note_global(TraceEvent::request_answered, thief, static_cast<std::uint32_t>(give_.size()));
   }
 
@@ -223,6 +278,7 @@ class RankAgent final : public RemoteLink {
       std::fprintf(stderr, "uts: rank %d: %zu nodes arrived after termination (a bug: nodes lost)\n", rank_, n);
       net_->abort(3);
     }
+    if (stats_.first_nodes_tick == 0) stats_.first_nodes_tick = tick::now();
     // Counted even when dropped below, so the ranks' statistics balance.
     if (push) {
       ++stats_.pushes_received;
@@ -252,7 +308,7 @@ class RankAgent final : public RemoteLink {
       if (armed_[j]) continue;
       armed_[j] = true;
       ++stats_.lifeline_requests_sent;
-      net_->send(buddies_[j], Tag::lifeline, {});
+      post(buddies_[j], Tag::lifeline, {});
       host.note_global(TraceEvent::lifeline_sent, buddies_[j], 0);
     }
     dormant_ = true;
@@ -266,7 +322,7 @@ class RankAgent final : public RemoteLink {
     outstanding_ = true;
     ++stats_.requests_sent;
     request_sent_ = Clock::now();
-    net_->send(victim, Tag::request, {});
+    post(victim, Tag::request, {});
     host.note_global(TraceEvent::request_sent, victim, 0);
   }
 
@@ -307,7 +363,7 @@ class RankAgent final : public RemoteLink {
       ++stats_.pushes_sent;
       stats_.push_nodes_sent += give_.size();
       sent_basic();
-      net_->send(h, Tag::push, wire::of_nodes(give_));
+      post(h, Tag::push, wire::of_nodes(give_));
       host.note_global(TraceEvent::push_sent, h, static_cast<std::uint32_t>(give_.size()));
     }
   }
@@ -316,11 +372,11 @@ class RankAgent final : public RemoteLink {
   void on_passive_with_token(LinkHost& host) {
     const SafraRing::Action a = ring_.on_passive();
     if (a.kind == SafraRing::Action::pass) {
-      net_->send(a.to, Tag::token, wire::of_token(a.token));
+      post(a.to, Tag::token, wire::of_token(a.token));
       host.note_global(TraceEvent::token, a.to, 0);
     } else if (a.kind == SafraRing::Action::conclude) {
       finished_ = true;
-      for (int r = 1; r < ranks_; ++r) net_->send(r, Tag::done, {});
+      for (int r = 1; r < ranks_; ++r) post(r, Tag::done, {});
       host.finish();
     }
   }
@@ -332,9 +388,9 @@ class RankAgent final : public RemoteLink {
       protocol_error("an unexpected wave", from);
     const auto k = wire::to_value<std::uint64_t>(bytes);
     if (!waves_.wave_arrived(k)) protocol_error("wave " + std::to_string(k) + " out of order", from);
-    if (closing_) return;  // a stopped run: no wave completes, and nothing is sent after joining (see DONE)
+    if (closing_) return;  // a stopped run: no wave completes, and a closing rank sends only answers (see DONE)
     for (int c : waves_.children()) {
-      net_->send(c, Tag::wave, wire::of_value(k));
+      post(c, Tag::wave, wire::of_value(k));
       host.note_global(TraceEvent::wave, c, 0);
     }
   }
@@ -352,17 +408,17 @@ class RankAgent final : public RemoteLink {
     switch (a.kind) {
       case FourCounterWaves::Action::start:
         for (int c : waves_.children()) {
-          net_->send(c, Tag::wave, wire::of_value(a.wave));
+          post(c, Tag::wave, wire::of_value(a.wave));
           host.note_global(TraceEvent::wave, c, 0);
         }
         break;
       case FourCounterWaves::Action::report:
-        net_->send(wave_parent(rank_), Tag::report, wire::of_report(a.wave, a.sums));
+        post(wave_parent(rank_), Tag::report, wire::of_report(a.wave, a.sums));
         host.note_global(TraceEvent::wave, wave_parent(rank_), 0);
         break;
       case FourCounterWaves::Action::conclude:
         finished_ = true;
-        for (int c : waves_.children()) net_->send(c, Tag::done, {});
+        for (int c : waves_.children()) post(c, Tag::done, {});
         host.finish();
         break;
       case FourCounterWaves::Action::none: break;
@@ -374,7 +430,7 @@ class RankAgent final : public RemoteLink {
       stop_told_ = true;
       const wire::StopNotice why{static_cast<int>(host.stop_reason()), host.stop_signal()};
       for (int r = 0; r < ranks_; ++r)
-        if (r != rank_) net_->send(r, Tag::stop, wire::of_value(why));
+        if (r != rank_) post(r, Tag::stop, wire::of_value(why));
     }
     if (stop_.max_nodes == 0 || host.stop_raised() || closing_ || finished_) return;
     if (rank_ == 0) {
@@ -386,7 +442,7 @@ class RankAgent final : public RemoteLink {
     const auto now = Clock::now();
     if (now - last_count_ >= kCountInterval) {
       last_count_ = now;
-      net_->send(0, Tag::count, wire::of_value(host.nodes_so_far()));
+      post(0, Tag::count, wire::of_value(host.nodes_so_far()));
     }
   }
 
@@ -397,10 +453,12 @@ class RankAgent final : public RemoteLink {
   bool tree_, lifeline_;
   SafraRing ring_;          // --rank-termination ring
   FourCounterWaves waves_;  // --rank-termination tree
+  FourCounterWaves closing_waves_;  // close(): every message but their own counted
   Rng rng_;
   bool outstanding_ = false;  // our random request awaits its answer
   bool finished_ = false;     // DONE sent or received
   bool closing_ = false;
+  bool released_ = false;  // closing: RELEASE received (or concluded, rank 0)
   bool stop_told_ = false, stop_heard_ = false;
   Clock::time_point request_sent_, last_count_;
   std::vector<std::uint64_t> counts_;  // rank 0, --max-nodes: each rank's last COUNT

@@ -7,10 +7,8 @@
 // polled every --rank-poll expansions while thread 0 works, and in its idle
 // loop.
 //
-// Messages (tags), all sent in synchronous mode (a send completes only once
-// it is matched; close() relies on that; uts-smpi sends in standard mode,
-// see docs/smpi.md, and relies only on what the last paragraph says of
-// answers and of messages that carry nodes):
+// Messages (tags), sent without blocking (MPI: synchronous mode; uts-smpi:
+// standard mode, see docs/smpi.md; closing relies on neither):
 //   REQUEST   thief -> victim, empty. At most one in flight per rank.
 //   ANSWER    victim -> thief, 0..--rank-chunk nodes as 28-byte records;
 //             0 nodes is a refusal. Nodes make it a basic message.
@@ -22,6 +20,7 @@
 //   DONE      the job is over: rank 0 -> all (ring), or down the tree.
 //   STOP      any -> all: a rank stopped early (SIGINT, --max-nodes).
 //   COUNT     any -> rank 0, only with --max-nodes: its nodes so far.
+//   CLOSE_WAVE, CLOSE_REPORT, RELEASE   closing (below), over the tree of ranks.
 //
 // Victim side. A request is answered at the victim's next poll. A working
 // thread 0 answers with half of its own deque's nodes (the shallowest, at
@@ -47,16 +46,24 @@
 // expansions (measured in README.md beside this file), and the answer comes
 // from the thread that holds the nodes, with no locks.
 //
-// Closing (no message left unmatched, no rank left waiting). After DONE or
-// STOP, each rank keeps receiving (refusing requests, dropping what cannot
-// matter) until its own request is answered and all its sends completed;
-// then it joins a non-blocking barrier and keeps receiving until the barrier
-// completes. A rank joins only after its sends were matched, and after it
-// joins it sends only answers (a thief cannot join before it has its
-// answer): a WAVE or DONE that reaches a closing rank is not forwarded (a
-// rank closes before DONE only in a stopped run, and STOP reached every
-// rank directly). So when the barrier completes every message of the job
-// has been received.
+// Closing (no message left unreceived, no rank left waiting). After DONE or
+// STOP each rank enters close(): it keeps receiving, refuses every request,
+// drops what cannot matter, and sends nothing else of its own (a WAVE or
+// DONE that reaches a closing rank is not forwarded: a rank closes before
+// DONE only in a stopped run, and STOP reached every rank directly). Over
+// the tree of ranks of waves.hpp, a second FourCounterWaves counts every
+// message of the job except its own (CLOSE_WAVE, CLOSE_REPORT, RELEASE):
+// a rank counts a message as sent before sending it and as received when
+// it takes it, and reports up only from close(). A closing rank is passive
+// in the four-counter sense: it sends only an answer to a request it has
+// just received, so one that receives nothing sends nothing. Rank 0
+// concludes when wave k's received total equals wave k+1's sent total; by
+// waves.hpp's argument every rank was then in close() with nothing in
+// flight, and nothing could be sent any more. RELEASE goes down the tree;
+// a rank forwards it, waits until its own sends completed (matched or
+// buffered) and leaves. So every message of the job was received, whatever
+// the send mode and whatever a barrier of the MPI library guarantees
+// (SimGrid 3.32's MPI_Ibarrier releases a rank once it and rank 0 joined).
 #pragma once
 
 #include <memory>

@@ -10,7 +10,7 @@
 
 namespace uts::distrib {
 
-enum class Tag : int { request = 1, answer, token, done, stop, count, lifeline, push, wave, report };
+enum class Tag : int { request = 1, answer, token, done, stop, count, lifeline, push, wave, report, close_wave, close_report, release };
 
 struct Message {
   int source = 0;
@@ -23,8 +23,9 @@ class Transport {
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
-  // Send `bytes` to rank `to`. Synchronous mode: the send completes only
-  // once the receiver has matched it, which is what closing relies on.
+  // Send `bytes` to rank `to`, without blocking. Closing does not rely on
+  // the mode (agent.hpp): MPI sends in synchronous mode, uts-smpi in
+  // standard mode (docs/smpi.md).
   virtual void send(int to, Tag tag, std::vector<char> bytes) = 0;
   // The next message that has arrived, if any (probe, then receive).
   virtual std::optional<Message> receive() = 0;
@@ -34,9 +35,6 @@ class Transport {
   virtual bool wait_for_message(std::size_t /*max_bytes*/) { return false; }
   // Every send so far has completed (been matched).
   virtual bool sends_complete() = 0;
-  // A non-blocking barrier over all ranks: join once, then test.
-  virtual void join_barrier() = 0;
-  virtual bool barrier_complete() = 0;
   // A protocol violation (a bug): end the whole job with `code`.
   [[noreturn]] virtual void abort(int code) = 0;
 };

@@ -18,6 +18,7 @@
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
 #include "base/nap.hpp"
+#include "base/simulated.hpp"
 #include "engine/remote_link.hpp"
 #include "engine/stop_flag.hpp"
 #include "engine/time_split.hpp"
@@ -257,6 +258,7 @@ class ThreadRun final : public LinkHost {
         expander_.add(sh_.tree, node, self_.counts, deque, keep_going());
         serve_thieves(deque);
         if (seat_.due()) {
+          model_work();
           const std::uint64_t t0 = tick::now();
           seat_.poll_busy(*this);
           split_.charge(Phase::agent, t0, tick::now(), kShortestDrawn);
@@ -268,6 +270,19 @@ class ThreadRun final : public LinkHost {
         return;
       }
     }
+  }
+
+  // uts-smpi --model-rate: the nodes expanded since the last call cost
+  // simulated time at the modelled rate, before anything another rank can
+  // see happens (an agent poll, the end of the work). No-op elsewhere.
+  void model_work() {
+#if UTS_SMPI
+    const double rate = sh_.settings.ranks.model_rate;
+    if (rate > 0 && self_.counts.nodes > modelled_nodes_) {
+      simulated::compute(static_cast<double>(self_.counts.nodes - modelled_nodes_) / rate);
+      modelled_nodes_ = self_.counts.nodes;
+    }
+#endif
   }
 
   // Between pieces of a huge node: go on unless the run must stop.
@@ -306,6 +321,7 @@ class ThreadRun final : public LinkHost {
   // Its time is search, claim, idle (and agent); when it ends the thread's
   // run (false), termination (time_split.hpp).
   bool explore() {
+    model_work();
     self_.last_work_end_tick = tick::now();
     split_.to(Phase::search);
     split_.mark_search();
@@ -366,6 +382,7 @@ class ThreadRun final : public LinkHost {
         // simulated time. Spinning would advance simulated time by nothing
         // per MPI call, and the simulation would crawl (every rank runs in
         // one process, and each simulated event costs real time).
+        if (stop_requested()) return false;  // not a nap late
         split_.to(Phase::idle);
         if (!seat_.idle_wait(*this)) nap(engine_detail::kAgentNap);
         split_.to(Phase::search);
@@ -488,6 +505,7 @@ class ThreadRun final : public LinkHost {
   BusyMark busy_;
   VictimSearch victims_;
   std::uint64_t next_poll_ = kPollNodes;  // poll when this thread's count reaches it
+  std::uint64_t modelled_nodes_ = 0;      // uts-smpi --model-rate: nodes whose cost was simulated
   unsigned polls_ = 0;
   unsigned last_wake_poll_ = 0;
   unsigned idle_polls_ = 0;

@@ -265,6 +265,8 @@ const Column kRun[] = {
     {"rank_l", "engine", "rank_l", false, [](V x) { return when(mpi(x) && lifeline(x), count(x.r.engine.ranks.l)); }},
     {"rank_termination", "engine", "rank_termination", false,
      [](V x) { return when(mpi(x), text(to_string(x.r.engine.ranks.termination))); }},
+    {nullptr, "engine", "model_rate", false,
+     [](V x) { return when(x.r.engine.ranks.model_rate > 0, real(x.r.engine.ranks.model_rate)); }},
     {"global_lifeline_requests", nullptr, nullptr, false,
      [](V x) { return when(multi(x) && lifeline(x), count(x.ranks.lifeline_requests_sent)); }},
     {"global_pushes", nullptr, nullptr, false, [](V x) { return when(multi(x) && lifeline(x), count(x.ranks.pushes_received)); }},
@@ -379,6 +381,8 @@ const RowColumn kRank[] = {
     {"waves", false, [](V x, I i) { return count(rk(x, i).waves); }},
     {"last_work_seconds", false, [](V x, I i) { return real(rk(x, i).last_work_seconds); }},
     {"finish_known_seconds", false, [](V x, I i) { return real(rk(x, i).finish_known_seconds); }},
+    {"first_nodes_seconds", false,
+     [](V x, I i) { return when(rk(x, i).first_nodes_tick != 0, real(rk(x, i).first_nodes_seconds)); }},
     // clang-format on
 };
 

@@ -49,6 +49,8 @@ std::string engine_summary(const EngineSettings& e, const ProtocolTraits& protoc
     s << " per rank x " << e.ranks.count << (e.ranks.count == 1 ? " MPI rank" : " MPI ranks") << " = "
       << e.threads * e.ranks.count << " PEs (answers of at most " << e.ranks.chunk << " nodes, polled every "
       << e.ranks.poll << " expansions)";
+  if (e.ranks.model_rate > 0)
+    s << ", computation modelled at " << fixed(e.ranks.model_rate / 1e6, 3) << " M nodes/s per rank (--model-rate)";
   if (e.stealing) {
     s << ", steal " << to_string(e.steal) << ", victim " << to_string(e.victim);
     if (e.victim == VictimOrder::hier)

@@ -45,6 +45,7 @@ struct RankSettings {
   std::uint32_t w = 4;                                 // --rank-w: random attempts before the lifelines
   std::uint32_t l = 4;                                 // --rank-l: the lifeline graph's base
   RankTermination termination = RankTermination::tree;  // --rank-termination
+  double model_rate = 0;  // uts-smpi --model-rate: modelled nodes/s per rank (0: computation timed by SMPI)
 };
 
 struct EngineSettings {

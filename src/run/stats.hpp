@@ -69,6 +69,11 @@ struct RankStats {
   // latency uses it there).
   double last_work_seconds = 0, finish_known_seconds = 0;
   std::uint64_t start_tick = 0, last_work_tick = 0, finish_tick = 0;
+  // When nodes from another rank (an answer or a push) first arrived, on the
+  // tick clock (0: none ever arrived), and in seconds from the rank's start
+  // (the ramp-up: how long a rank that starts empty waits for work).
+  std::uint64_t first_nodes_tick = 0;
+  double first_nodes_seconds = 0;
   double ticks_per_second = 0;
   int threads = 0;
 };

@@ -144,6 +144,8 @@ def main():
             (["--workload", "pool", "--expect-size", "5"], "--expect-size does not apply to --workload pool"),
             (["--rank-poll", "5"], "--rank-poll applies only to a run under mpirun"),
             (["--rank-chunk", "5"], "--rank-chunk applies only to a run under mpirun"),
+            (["--model-rate", "5"], "--model-rate models computation in simulated time: it applies only to uts-smpi"),
+            (["--model-rate", "0"], "--model-rate"),
             (["--protocol", "locked", "--victim", "hier", "--steal-local", "chunk:5"],
              "--steal-local chunk:5 does not apply to --protocol locked"),
             # Appending to a file of another format (issue 18).

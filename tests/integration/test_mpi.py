@@ -194,6 +194,14 @@ def balance_problems(rec, ranks, threads, rank_steal=None, rank_termination=None
         # worked after it: times stuck at zero would fail here.
         if any(not r["finish_known_seconds"] > 0 for r in rk):
             bad.append("finish_known_seconds not > 0: %s" % [r["finish_known_seconds"] for r in rk])
+        for r in rk:
+            got = r.get("first_nodes_seconds", "absent")
+            fed = (r.get("steals") or 0) + (r.get("pushes_received") or 0) > 0
+            if fed and not (isinstance(got, (int, float)) and 0 < got <= r["finish_known_seconds"]):
+                bad.append("rank %d: received nodes, first_nodes_seconds %s (want in (0, finish_known_seconds])" % (
+                    r["rank"], got))
+            if not fed and got is not None:
+                bad.append("rank %d: never received nodes, first_nodes_seconds %s (want null)" % (r["rank"], got))
         if not max(r["last_work_seconds"] for r in rk) > 0:
             bad.append("last_work_seconds all 0: %s" % [r["last_work_seconds"] for r in rk])
         if isinstance(lat, (int, float)) and lat > max(r["finish_known_seconds"] for r in rk) + 1e-3:

@@ -7,12 +7,16 @@ the simulator on a modelled cluster (configs/smpi/).
              checksum) and its per-rank statistics balanced as in the MPI
              matrix (test_mpi.balance_problems); the runs rotate through
              --rank-steal {lifeline, random} x --rank-termination {tree,
-             ring} and both platforms
+             ring}, both platforms, and timed and modelled computation
+             (--model-rate)
   bad input  exits 2 with one line under smpirun, whatever the rank count
-             (a bad option, --threads 2, --bind)
+             (a bad option, --threads 2, --bind, --model-rate without
+             smpi/simulate-computation:no, and the reverse)
   calibration  T1L at 2 ranks: the simulated time within 25% of a real
-             mpirun -np 2 run's (1 thread per rank, medians of 3). The
-             tighter figure is a benchmark (results/), not a test.
+             mpirun -np 2 run's (1 thread per rank, medians of 3), timed
+             and modelled at the rate of a real 1-thread run. The tighter
+             figures are a benchmark (scripts/scale-study --calibrate),
+             not a test.
 
 usage: test_smpi.py UTS_SMPI UTS REFERENCE_CSV PLATFORM_DIR [--part exactness|bad-input|calibration|all]
 """
@@ -34,8 +38,13 @@ RANKS = (2, 7, 64, 256)
 MODES = (("lifeline", "tree"), ("random", "ring"), ("lifeline", "ring"), ("random", "tree"))
 
 
-def smpirun(platform, ranks, binary, args, timeout=600):
-    cmd = ["smpirun", "-np", str(ranks), "-platform", platform, binary] + args
+# A modelled rank's rate in the exactness runs: any rate is exact.
+MODEL_RATE = 50000000
+MODELLED = ["--cfg=smpi/simulate-computation:no"]
+
+
+def smpirun(platform, ranks, binary, args, timeout=600, cfg=()):
+    cmd = ["smpirun", "-np", str(ranks), "-platform", platform] + list(cfg) + [binary] + args
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
@@ -52,12 +61,16 @@ def part_exactness(smpi, platforms, trees, expected, tally):
         for name, targs in trees.items():
             steal, term = MODES[k % len(MODES)]
             platform = platforms[k % len(platforms)]
+            modelled = (k // 2) % 2 == 1  # not in step with the platforms
             k += 1
             args = targs + ["--rank-steal", steal, "--rank-termination", term, "--format", "json"]
+            if modelled:
+                args += ["--model-rate", str(MODEL_RATE)]
             t0 = time.time()
-            p = smpirun(platform, ranks, smpi, args)
-            label = "smpirun -np %d -platform %s %s %s (%.1f s)" % (
-                ranks, os.path.basename(platform), smpi, " ".join(args), time.time() - t0)
+            p = smpirun(platform, ranks, smpi, args, cfg=MODELLED if modelled else ())
+            label = "smpirun -np %d -platform %s %s%s %s (%.1f s)" % (
+                ranks, os.path.basename(platform), " ".join(MODELLED) + " " if modelled else "", smpi,
+                " ".join(args), time.time() - t0)
             if p.returncode != 0:
                 tally.check(False, label, "exit %d: %s" % (p.returncode, p.stderr.strip()[-600:]))
                 continue
@@ -68,6 +81,8 @@ def part_exactness(smpi, platforms, trees, expected, tally):
                 bad.append("status " + rec["status"])
             if rec["engine"]["ranks"] != ranks:
                 bad.append("engine.ranks %s" % rec["engine"]["ranks"])
+            if rec["engine"].get("model_rate") != (MODEL_RATE if modelled else None):
+                bad.append("engine.model_rate %s" % rec["engine"].get("model_rate"))
             tally.check(got == expected[name] and not bad, label,
                         "got %s, want %s; %s" % (got, expected[name], "; ".join(bad)))
 
@@ -76,10 +91,13 @@ def part_bad_input(smpi, platform, tally):
     cases = [(["--preset", "T1", "--no-such-option"], "an unknown option"),
              (["--preset", "T1", "--threads", "2"], "one thread per simulated rank"),
              (["--preset", "T1", "--bind", "core"], "simulated host"),
-             (["--preset", "T1", "--rank-w", "4", "--rank-steal", "random"], "rank-w")]
+             (["--preset", "T1", "--rank-w", "4", "--rank-steal", "random"], "rank-w"),
+             (["--preset", "T1", "--model-rate", "1000000"], "--model-rate, computation timed"),
+             (["--preset", "T1", "--model-rate", "0"], "--model-rate 0")]
+    cfg_cases = [(["--preset", "T1"], "simulate-computation:no without --model-rate")]
     for ranks in (1, 4, 64):
-        for args, what in cases:
-            p = smpirun(platform, ranks, smpi, args, timeout=120)
+        for args, what, cfg in [c + ((),) for c in cases] + [c + (MODELLED,) for c in cfg_cases]:
+            p = smpirun(platform, ranks, smpi, args, timeout=120, cfg=cfg)
             lines = uts_lines(p.stderr)
             tally.check(p.returncode == 2 and len(lines) == 1,
                         "bad input (%s) at %d simulated ranks: exit 2, one line" % (what, ranks),
@@ -87,22 +105,29 @@ def part_bad_input(smpi, platform, tally):
 
 
 def part_calibration(smpi, uts, platform, tree, tally):
-    sim, real = [], []
+    # The modelled rate: one real rank's (1 thread), the median of 3.
+    rates = [run_json(uts, tree + ["--threads", "1"])["timing"]["nodes_per_sec"] for _ in range(3)]
+    rate = int(statistics.median(rates))
+    sim, model, real = [], [], []
     for _ in range(3):
-        p = smpirun(platform, 2, smpi, tree + ["--format", "json"])
-        if p.returncode != 0:
-            tally.check(False, "calibration: smpirun -np 2", p.stderr.strip()[-400:])
-            return
-        sim.append(json.loads(p.stdout)["timing"]["seconds"])
+        for out, extra, cfg in ((sim, [], ()), (model, ["--model-rate", str(rate)], MODELLED)):
+            p = smpirun(platform, 2, smpi, tree + extra + ["--format", "json"], cfg=cfg)
+            if p.returncode != 0:
+                tally.check(False, "calibration: smpirun -np 2 " + " ".join(extra), p.stderr.strip()[-400:])
+                return
+            out.append(json.loads(p.stdout)["timing"]["seconds"])
         q = subprocess.run(MPIRUN + ["-np", "2", uts, "--threads", "1"] + tree + ["--format", "json"],
                            capture_output=True, text=True, env=ENV, timeout=300)
         if q.returncode != 0:
             tally.check(False, "calibration: mpirun -np 2", q.stderr.strip()[-400:])
             return
         real.append(json.loads(q.stdout)["timing"]["seconds"])
-    s, r = statistics.median(sim), statistics.median(real)
-    print("calibration, T1L at 2 ranks: simulated %.3f s, real %.3f s (medians of 3), ratio %.3f" % (s, r, s / r))
-    tally.check(abs(s / r - 1) <= 0.25, "calibration: simulated 2-rank time within 25%% of the real one (%.3f)" % (s / r))
+    s, m, r = statistics.median(sim), statistics.median(model), statistics.median(real)
+    print("calibration, T1L at 2 ranks (medians of 3): real %.3f s; simulated, timed %.3f s (ratio %.3f), "
+          "modelled at %d nodes/s %.3f s (ratio %.3f)" % (r, s, s / r, rate, m, m / r))
+    tally.check(abs(s / r - 1) <= 0.25, "calibration: simulated (timed) 2-rank time within 25%% of the real one (%.3f)" % (s / r))
+    tally.check(abs(m / r - 1) <= 0.25,
+                "calibration: simulated (modelled) 2-rank time within 25%% of the real one (%.3f)" % (m / r))
 
 
 def main():

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -36,9 +37,7 @@ class MpiTransport final : public Transport {
     // it done: each one would stay on the rank's list of activities, which
     // SimGrid scans at every simulated computation, and a run of 1,024
     // ranks slowed down quadratically (T1L: 375 s instead of seconds).
-    // Closing still holds (agent.hpp): a rank waits for the answer to its
-    // own request before it joins, and termination counts every message
-    // that carries nodes as received before DONE.
+    // Closing counts messages (agent.hpp) and does not rely on the mode.
     MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, to, static_cast<int>(tag), comm_,
               &p.request);
 #else
@@ -72,13 +71,15 @@ class MpiTransport final : public Transport {
   // one arrives, with no polling (each poll would be a simulated event).
   bool wait_for_message(std::size_t max_bytes) override {
     if (held_) return true;
-    buffer_.resize(max_bytes);
+    if (buffer_size_ < max_bytes) {  // not zero-filled: only what arrives is touched
+      buffer_ = std::make_unique_for_overwrite<char[]>(max_bytes);
+      buffer_size_ = max_bytes;
+    }
     MPI_Status st;
-    MPI_Recv(buffer_.data(), static_cast<int>(max_bytes), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &st);
+    MPI_Recv(buffer_.get(), static_cast<int>(max_bytes), MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &st);
     int size = 0;
     MPI_Get_count(&st, MPI_BYTE, &size);
-    held_ = Message{st.MPI_SOURCE, static_cast<Tag>(st.MPI_TAG),
-                    std::vector<char>(buffer_.begin(), buffer_.begin() + size)};
+    held_ = Message{st.MPI_SOURCE, static_cast<Tag>(st.MPI_TAG), std::vector<char>(buffer_.get(), buffer_.get() + size)};
     return true;
   }
 #endif
@@ -86,13 +87,6 @@ class MpiTransport final : public Transport {
   bool sends_complete() override {
     reap();
     return pending_.empty();
-  }
-
-  void join_barrier() override { MPI_Ibarrier(comm_, &barrier_); }
-  bool barrier_complete() override {
-    int flag = 0;
-    MPI_Test(&barrier_, &flag, MPI_STATUS_IGNORE);
-    return flag != 0;
   }
 
   [[noreturn]] void abort(int code) override {
@@ -123,9 +117,9 @@ class MpiTransport final : public Transport {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
   std::vector<Pending> pending_;
-  MPI_Request barrier_ = MPI_REQUEST_NULL;
   std::optional<Message> held_;  // received by wait_for_message, not yet returned
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;  // wait_for_message's
+  std::size_t buffer_size_ = 0;
 };
 
 }  // namespace
