@@ -1,5 +1,5 @@
 // An idle thread's short pause (an MPI agent waiting for messages, a closing
-// rank waiting for its barrier). In the SMPI build (UTS_SMPI) the pause is
+// rank waiting for the closing waves). In the SMPI build (UTS_SMPI) the pause is
 // simulated time: every simulated rank runs in one process, so a real sleep
 // would hold the whole simulation while its clock stands still. It lasts
 // what sleep_for(d) lasts on Linux: d plus the default timer slack of a

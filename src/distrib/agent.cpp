@@ -125,7 +125,7 @@ class RankAgent final : public RemoteLink {
           for (int c : closing_waves_.children()) net_->send(c, Tag::release, {});
           forwarded = true;
         }
-        if (net_->sends_complete()) break;  // the RELEASEs too were matched
+        if (net_->sends_complete()) break;  // the RELEASEs too (matched, or buffered under SMPI)
       }
       nap(kClosingNap);
     }

@@ -33,7 +33,8 @@ class Transport {
   // `max_bytes` at most. false: this transport does not block (only the
   // SMPI build's does: there an idle simulated rank must block in MPI).
   virtual bool wait_for_message(std::size_t /*max_bytes*/) { return false; }
-  // Every send so far has completed (been matched).
+  // Every send so far has completed (matched; or, in standard mode,
+  // buffered: uts-smpi).
   virtual bool sends_complete() = 0;
   // A protocol violation (a bug): end the whole job with `code`.
   [[noreturn]] virtual void abort(int code) = 0;

@@ -92,7 +92,10 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
 #pragma omp barrier
 #pragma omp single
     {
-      out.seconds = seconds_since(start);
+      // Across ranks, without thread 0's closing (it began once every
+      // thread of the rank had ended).
+      out.closing_seconds = shared.workers[0]->closing_seconds;
+      out.seconds = seconds_since(start) - out.closing_seconds;
       span.end();
     }
     out.threads[static_cast<std::size_t>(id)] = me->stats;

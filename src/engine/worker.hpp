@@ -66,6 +66,7 @@ struct Worker {
   std::uint64_t total_ticks = 0;
   std::uint64_t last_work_end_tick = 0;  // when its last work ended (explore() began)
   std::uint64_t finish_tick = 0;         // thread 0 across ranks: when it learned that the job was over
+  double closing_seconds = 0;            // thread 0 across ranks: its agent's close(), not in the run's time
   ThreadTrace trace;                         // --trace: the first events (capacity reserved by its owner)
 };
 
@@ -382,7 +383,7 @@ class ThreadRun final : public LinkHost {
         // simulated time. Spinning would advance simulated time by nothing
         // per MPI call, and the simulation would crawl (every rank runs in
         // one process, and each simulated event costs real time).
-        if (stop_requested()) return false;  // not a nap late
+        if (sh_.stop_flag.raised()) return false;  // not a nap late
         split_.to(Phase::idle);
         if (!seat_.idle_wait(*this)) nap(engine_detail::kAgentNap);
         split_.to(Phase::search);
@@ -455,7 +456,11 @@ class ThreadRun final : public LinkHost {
       seat_.poll_busy(*this);
       nap(engine_detail::kAgentNap);
     }
+    // Closing completes the messages after the job's end (agent.hpp): the
+    // engine leaves it out of the run's time and reports it apart.
+    const auto closing_start = Clock::now();
     seat_.close(*this);
+    self_.closing_seconds = seconds_since(closing_start);
   }
 
   // This rank's end. Across ranks, all of a rank's threads idle is not the

@@ -381,6 +381,7 @@ const RowColumn kRank[] = {
     {"waves", false, [](V x, I i) { return count(rk(x, i).waves); }},
     {"last_work_seconds", false, [](V x, I i) { return real(rk(x, i).last_work_seconds); }},
     {"finish_known_seconds", false, [](V x, I i) { return real(rk(x, i).finish_known_seconds); }},
+    {"closing_seconds", false, [](V x, I i) { return real(rk(x, i).closing_seconds); }},
     {"first_nodes_seconds", false,
      [](V x, I i) { return when(rk(x, i).first_nodes_tick != 0, real(rk(x, i).first_nodes_seconds)); }},
     // clang-format on

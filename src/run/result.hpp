@@ -26,6 +26,7 @@ struct RunResult {
   RunStatus status = RunStatus::complete;
   int stop_signal = 0;  // interrupted: the signal that stopped the run (SIGINT 2, SIGTERM 15, ...)
   double seconds = 0;
+  double closing_seconds = 0;  // across ranks: thread 0's closing after the job's end, not in `seconds`
   // Tick clock (base/tick.hpp) readings: the end of the last work of any of
   // its threads, and, across ranks, when thread 0 learned that the job was
   // over (distrib/: termination latency); 0 when not read.

@@ -74,6 +74,9 @@ struct RankStats {
   // (the ramp-up: how long a rank that starts empty waits for work).
   std::uint64_t first_nodes_tick = 0;
   double first_nodes_seconds = 0;
+  // Its agent's close() after the job's end (every message received,
+  // agent.hpp): not in the run's time.
+  double closing_seconds = 0;
   double ticks_per_second = 0;
   int threads = 0;
 };

@@ -194,6 +194,8 @@ def balance_problems(rec, ranks, threads, rank_steal=None, rank_termination=None
         # worked after it: times stuck at zero would fail here.
         if any(not r["finish_known_seconds"] > 0 for r in rk):
             bad.append("finish_known_seconds not > 0: %s" % [r["finish_known_seconds"] for r in rk])
+        if any(not (isinstance(r.get("closing_seconds"), (int, float)) and r["closing_seconds"] > 0) for r in rk):
+            bad.append("closing_seconds not > 0: %s" % [r.get("closing_seconds") for r in rk])
         for r in rk:
             got = r.get("first_nodes_seconds", "absent")
             fed = (r.get("steals") or 0) + (r.get("pushes_received") or 0) > 0

@@ -147,6 +147,7 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRul
   rs.last_work_seconds = since_start(mine.last_work_tick);
   rs.finish_known_seconds = since_start(mine.finish_tick);
   rs.first_nodes_seconds = since_start(rs.first_nodes_tick);
+  rs.closing_seconds = mine.closing_seconds;
   agent.reset();
 
   // Exact 64-bit reductions (unsigned sums wrap mod 2^64, as the checksum must).

@@ -411,10 +411,47 @@ TEST_CASE("agents: closing holds every rank until a message in flight is receive
     for (auto& c : closed) all = all && c;
   }
   if (!all) {
-    std::fprintf(stderr, "FAIL: a rank never returned from close() (a wave forwarded while closing: %zu held)\n",
-                 net.held());
+    std::fprintf(stderr, "FAIL: a rank never returned from close() (%zu messages held: a wave forwarded while "
+                 "closing?)\n", net.held());
     std::_Exit(1);
   }
+  for (auto& t : threads) t.join();
+  CHECK(net.held() == 0);
+}
+
+// Closing reports are taken only in close(): a rank still in its run, idle
+// and quiescent (it could still send a request), holds the closing waves.
+TEST_CASE("agents: a rank not yet in close() holds the closing waves, however passive") {
+  const int P = 3;
+  HoldingNetwork net(P);
+  StopRule stop;
+  std::vector<EngineSettings> settings(P);
+  std::vector<std::unique_ptr<RemoteLink>> agents;
+  std::vector<std::unique_ptr<IdleHost>> hosts;
+  for (int r = 0; r < P; ++r) {
+    settings[static_cast<std::size_t>(r)].ranks.count = P;
+    settings[static_cast<std::size_t>(r)].ranks.rank = r;
+    settings[static_cast<std::size_t>(r)].ranks.termination = RankTermination::tree;
+    hosts.push_back(std::make_unique<IdleHost>());
+    agents.push_back(make_rank_agent(std::make_unique<HoldingTransport>(net, r), settings[static_cast<std::size_t>(r)], stop));
+  }
+  std::vector<std::atomic<bool>> closed(P);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      agents[static_cast<std::size_t>(r)]->close(*hosts[static_cast<std::size_t>(r)]);
+      closed[static_cast<std::size_t>(r)] = true;
+    });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until) {  // rank 2 still runs: idle, quiescent, not closing
+    agents[2]->poll_idle(*hosts[2], false);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  if (closed[0] || closed[1]) {
+    std::fprintf(stderr, "FAIL: a rank left close() while rank 2 was still running\n");
+    std::_Exit(1);
+  }
+  agents[2]->close(*hosts[2]);
   for (auto& t : threads) t.join();
   CHECK(net.held() == 0);
 }
