@@ -18,7 +18,12 @@ the simulator on a modelled cluster (configs/smpi/).
              figures are a benchmark (scripts/scale-study --calibrate),
              not a test.
 
-usage: test_smpi.py UTS_SMPI UTS REFERENCE_CSV PLATFORM_DIR [--part exactness|bad-input|calibration|all]
+  study      scripts/scale-study on T1 at 4 and 16 ranks, two modes: its
+             CSV, JSON and figures; efficiencies in (0, 1.05], every
+             figure of a point filled (a value stuck at zero fails), the
+             privatisation check identical; bad usage exits 2
+
+usage: test_smpi.py UTS_SMPI UTS REFERENCE_CSV PLATFORM_DIR [--part exactness|bad-input|calibration|study|all]
 """
 import argparse
 import csv
@@ -130,13 +135,64 @@ def part_calibration(smpi, uts, platform, tree, tally):
                 "calibration: simulated (modelled) 2-rank time within 25%% of the real one (%.3f)" % (m / r))
 
 
+def part_study(smpi, tally):
+    import shutil
+    import tempfile
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = os.path.join(root, "scripts", "scale-study")
+    build = os.path.dirname(os.path.abspath(smpi))
+    tmp = tempfile.mkdtemp(prefix="uts-scale-study-")
+    try:
+        out = os.path.join(tmp, "set")
+        p = subprocess.run([sys.executable, script, "--build", build, "--trees", "T1", "--platforms", "fat-tree-ib",
+                            "--modes", "lifeline/tree,random/ring", "--ranks", "4,16", "--rate-reps", "1", "--jobs",
+                            "2", "--out", out], capture_output=True, text=True, timeout=600)
+        tally.check(p.returncode == 0, "scale-study: a small study runs", p.stderr.strip()[-600:])
+        if p.returncode != 0:
+            return
+        with open(os.path.join(out, "scale-study.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out, "scale-study.json")) as f:
+            doc = json.load(f)
+        tally.check(sorted((r["mode"], int(r["ranks"])) for r in rows)
+                    == [("lifeline/tree", 4), ("lifeline/tree", 16), ("random/ring", 4), ("random/ring", 16)],
+                    "scale-study: a row per mode and rank count", str(rows))
+        bad = []
+        for r in rows:
+            e = float(r["efficiency"])
+            if not 0 < e <= 1.05:
+                bad.append("efficiency %s" % e)
+            for k in ("sim_seconds", "global_steals", "messages_per_steal", "idle_fraction", "ramp_up_s",
+                      "termination_latency_s", "work_share", "wall_s", "maxrss_mb", "model_rate", "efficiency_seq"):
+                if not (r.get(k) not in (None, "") and float(r[k]) > 0):
+                    bad.append("%s %s ranks: %s = %r" % (r["mode"], r["ranks"], k, r.get(k)))
+            if int(r["nodes"]) != 4130071:
+                bad.append("nodes %s" % r["nodes"])
+        tally.check(not bad, "scale-study: every figure of every point filled and in range", "; ".join(bad))
+        chk = doc.get("privatization_check") or {}
+        tally.check(chk.get("same") is True and doc.get("simgrid") and len(doc.get("platform_sha256", {})) == 2,
+                    "scale-study: the privatisation check identical; SimGrid version and platform hashes recorded",
+                    str(chk))
+        figs = [f for f in ("efficiency.png", "latency.png", "breakdown.png") if os.path.getsize(os.path.join(out, f)) > 0]
+        tally.check(len(figs) == 3, "scale-study: three figures", str(figs))
+        for args, what in ((["--platforms", "bogus"], "an unknown platform"), (["--out", out], "an existing --out"),
+                           (["--calibrate", "--ranks", "4"], "--calibrate with --ranks")):
+            q = subprocess.run([sys.executable, script, "--build", build] + args, capture_output=True, text=True,
+                               timeout=120)
+            lines = [x for x in q.stderr.splitlines() if x.strip()]
+            tally.check(q.returncode == 2 and len(lines) == 1, "scale-study: %s exits 2 with one line" % what,
+                        "exit %d: %s" % (q.returncode, lines))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("smpi")
     ap.add_argument("uts")
     ap.add_argument("csv")
     ap.add_argument("platforms")
-    ap.add_argument("--part", default="all", choices=["exactness", "bad-input", "calibration", "all"])
+    ap.add_argument("--part", default="all", choices=["exactness", "bad-input", "calibration", "study", "all"])
     a = ap.parse_args()
     with open(a.csv) as f:
         rows = {r["name"]: r for r in csv.DictReader(f)}
@@ -152,6 +208,8 @@ def main():
         part_bad_input(a.smpi, platforms[0], tally)
     if a.part in ("calibration", "all"):
         part_calibration(a.smpi, a.uts, platforms[0], rows["T1L"]["args"].split(), tally)
+    if a.part in ("study", "all"):
+        part_study(a.smpi, tally)
     print("%s: %.0f s" % (a.part, time.time() - t0))
     return tally.finish()
 
