@@ -144,7 +144,8 @@ def part_study(smpi, tally):
     tmp = tempfile.mkdtemp(prefix="uts-scale-study-")
     try:
         out = os.path.join(tmp, "set")
-        p = subprocess.run([sys.executable, script, "--build", build, "--trees", "T1", "--platforms", "fat-tree-ib",
+        # Run by its shebang (/usr/bin/python3, with Debian's matplotlib), as a user would.
+        p = subprocess.run([script, "--build", build, "--trees", "T1", "--platforms", "fat-tree-ib",
                             "--modes", "lifeline/tree,random/ring", "--ranks", "4,16", "--rate-reps", "1", "--jobs",
                             "2", "--out", out], capture_output=True, text=True, timeout=600)
         tally.check(p.returncode == 0, "scale-study: a small study runs", p.stderr.strip()[-600:])
@@ -177,7 +178,7 @@ def part_study(smpi, tally):
         tally.check(len(figs) == 3, "scale-study: three figures", str(figs))
         for args, what in ((["--platforms", "bogus"], "an unknown platform"), (["--out", out], "an existing --out"),
                            (["--calibrate", "--ranks", "4"], "--calibrate with --ranks")):
-            q = subprocess.run([sys.executable, script, "--build", build] + args, capture_output=True, text=True,
+            q = subprocess.run([script, "--build", build] + args, capture_output=True, text=True,
                                timeout=120)
             lines = [x for x in q.stderr.splitlines() if x.strip()]
             tally.check(q.returncode == 2 and len(lines) == 1, "scale-study: %s exits 2 with one line" % what,
