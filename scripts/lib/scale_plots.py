@@ -12,14 +12,17 @@ LABEL = {"fat-tree-ib": "fat-tree IB", "ethernet": "Ethernet"}
 
 
 def _caption_lines(doc, what):
-    m = pc.machine_line({"machine": doc.get("machine") or {}, "build": doc.get("build")})
+    mach, build = doc.get("machine") or {}, doc.get("build") or {}
+    m = "%s; uts commit %s%s (from the binary); %s" % (
+        mach.get("cpu_model") or "unknown CPU", (build.get("commit") or "?")[:12],
+        "-dirty" if build.get("commit_dirty") else "", build.get("compiler") or "?")
     comp = ("computation modelled at one real rank's rate of this machine (uts-smpi --model-rate; per tree: %s)" % (
         ", ".join("%s %.1f M nodes/s" % (t, r / 1e6) for t, r in (doc.get("model_rates") or {}).items()))
         if doc.get("computation") == "modelled" else "computation timed by SMPI")
     return [what, "Simulated with %s on configs/smpi/fat-tree-ib.xml (solid) and ethernet.xml (dashed): one "
             "simulated rank per host, 1 thread per rank; %s. n = 1 per point: the simulation is deterministic "
             "(a repeat gives the same figures), so there are no error bars. Simulated ranks, not cores of this "
-            "machine: %s" % (doc.get("simgrid") or "SimGrid", comp, m.replace("Machine: ", "the simulator ran on: "))]
+            "machine: the simulator ran on %s (2 cores)." % (doc.get("simgrid") or "SimGrid", comp, m)]
 
 
 def _lines(ax, rows, key, scale=1.0):
@@ -43,7 +46,7 @@ def draw(rows, doc, out):
     trees = list(dict.fromkeys(r["tree"] for r in rows))
     ranks = sorted({r["ranks"] for r in rows})
     # Efficiency.
-    fig, axes = pc.panels(len(trees), width=4.6, height=3.8)
+    fig, axes = pc.panels(len(trees), width=4.6, height=5.6)
     for ax, tree in zip(axes[0], trees):
         _lines(ax, [r for r in rows if r["tree"] == tree], "efficiency")
         pc.log2_axis(ax, ranks)
@@ -60,21 +63,23 @@ def draw(rows, doc, out):
         ax.set_xlabel("simulated ranks (1 thread each)")
         ax.set_ylabel("efficiency T(1) / (P T(P))")
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower left", fontsize=6)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=6, ncol=1, frameon=False)
+    fig.subplots_adjust(bottom=0.42)
     pc.caption(fig, _caption_lines(doc, "Efficiency against one simulated rank of the same tree and platform."))
     files += pc.save(fig, out, "efficiency")
     # Termination latency.
     plats = list(dict.fromkeys(r["platform"] for r in rows))
-    fig, axes = pc.panels(len(plats), width=4.8, height=3.8)
+    fig, axes = pc.panels(len(plats), width=5.6, height=5.6)
     for ax, pl in zip(axes[0], plats):
         _lines(ax, [r for r in rows if r["platform"] == pl], "termination_latency_s", 1e6)
         pc.log2_axis(ax, ranks)
         ax.set_yscale("log")
+        fig.subplots_adjust(bottom=0.40)
         ax.set_title(LABEL.get(pl, pl))
         ax.set_xlabel("simulated ranks (1 thread each)")
         ax.set_ylabel("termination latency (simulated us)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(loc="upper left", fontsize=6)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=6, ncol=2, frameon=False)
     pc.caption(fig, _caption_lines(doc, "Termination latency: from the end of the last work on any rank to the "
                                         "moment the last rank knows the job is over (ring: Dijkstra-Safra token, "
                                         "2P hops; tree: four-counter waves, O(log P) hops)."))
@@ -85,7 +90,7 @@ def draw(rows, doc, out):
         keys = [(r["platform"], r["mode"]) for r in rows if r["tree"] == tree]
         pick = ("fat-tree-ib", "lifeline/tree") if ("fat-tree-ib", "lifeline/tree") in keys else keys[0]
         firsts.append((tree,) + pick)
-    fig, axes = pc.panels(len(firsts), width=4.4, height=3.6)
+    fig, axes = pc.panels(len(firsts), width=4.4, height=5.0)
     parts = [("work_share", "work", "tab:green"), ("ramp_share", "ramp-up (before a rank's first nodes)", "tab:orange"),
              ("between_share", "idle between work", "tab:gray"),
              ("drain_share", "drain (after a rank's last work)", "tab:red")]
@@ -104,10 +109,11 @@ def draw(rows, doc, out):
         ax.set_title("%s, %s, %s" % (tree, LABEL.get(pl, pl), mode), fontsize=8.5)
         ax.set_xlabel("simulated ranks")
         ax.set_ylabel("share of P x T(P)")
-        ax.legend(loc="lower left", fontsize=6)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize=6, frameon=False)
     pc.caption(fig, _caption_lines(doc, "Where the rank-time P T(P) goes: work (modelled), the ramp-up of each "
                                         "rank (from the start to its first nodes from another rank), its drain "
                                         "(from its last work to the end, termination included), and idle time "
                                         "between (searching, waiting for answers, dormant)."))
+    fig.subplots_adjust(bottom=0.38)
     files += pc.save(fig, out, "breakdown")
     return files
