@@ -360,6 +360,27 @@ class IdleHost final : public LinkHost {
   void finish() override {}
 };
 
+// `ranks` agents over a HoldingNetwork, each with an idle host,
+// --rank-termination tree.
+struct IdleJob {
+  explicit IdleJob(int ranks) : net(ranks), settings(static_cast<std::size_t>(ranks)) {
+    for (int r = 0; r < ranks; ++r) {
+      EngineSettings& s = settings[static_cast<std::size_t>(r)];
+      s.ranks.count = ranks;
+      s.ranks.rank = r;
+      s.ranks.termination = RankTermination::tree;
+      s.init = InitSpread::balanced;
+      hosts.push_back(std::make_unique<IdleHost>());
+      agents.push_back(make_rank_agent(std::make_unique<HoldingTransport>(net, r), s, stop));
+    }
+  }
+  HoldingNetwork net;
+  StopRule stop;
+  std::vector<EngineSettings> settings;  // sized once: the agents keep references
+  std::vector<std::unique_ptr<RemoteLink>> agents;
+  std::vector<std::unique_ptr<IdleHost>> hosts;
+};
+
 }  // namespace
 
 TEST_CASE("agents: closing holds every rank until a message in flight is received; a closing rank forwards no wave") {
@@ -372,19 +393,10 @@ TEST_CASE("agents: closing holds every rank until a message in flight is receive
   // closing rank sends only answers): such a forward would be held too
   // and keep every rank in close() for ever.
   const int P = 6;
-  HoldingNetwork net(P);
-  StopRule stop;
-  std::vector<EngineSettings> settings(P);
-  std::vector<std::unique_ptr<RemoteLink>> agents;
-  std::vector<std::unique_ptr<IdleHost>> hosts;
-  for (int r = 0; r < P; ++r) {
-    settings[static_cast<std::size_t>(r)].ranks.count = P;
-    settings[static_cast<std::size_t>(r)].ranks.rank = r;
-    settings[static_cast<std::size_t>(r)].ranks.termination = RankTermination::tree;
-    settings[static_cast<std::size_t>(r)].init = InitSpread::balanced;
-    hosts.push_back(std::make_unique<IdleHost>());
-    agents.push_back(make_rank_agent(std::make_unique<HoldingTransport>(net, r), settings[static_cast<std::size_t>(r)], stop));
-  }
+  IdleJob job(P);
+  HoldingNetwork& net = job.net;
+  auto& agents = job.agents;
+  auto& hosts = job.hosts;
   agents[0]->poll_idle(*hosts[0], false);  // passive: wave 1 starts (held towards rank 1)
   REQUIRE(net.held() == 1);
   hosts[3]->stopped = true;  // SIGINT at rank 3
@@ -423,18 +435,10 @@ TEST_CASE("agents: closing holds every rank until a message in flight is receive
 // and quiescent (it could still send a request), holds the closing waves.
 TEST_CASE("agents: a rank not yet in close() holds the closing waves, however passive") {
   const int P = 3;
-  HoldingNetwork net(P);
-  StopRule stop;
-  std::vector<EngineSettings> settings(P);
-  std::vector<std::unique_ptr<RemoteLink>> agents;
-  std::vector<std::unique_ptr<IdleHost>> hosts;
-  for (int r = 0; r < P; ++r) {
-    settings[static_cast<std::size_t>(r)].ranks.count = P;
-    settings[static_cast<std::size_t>(r)].ranks.rank = r;
-    settings[static_cast<std::size_t>(r)].ranks.termination = RankTermination::tree;
-    hosts.push_back(std::make_unique<IdleHost>());
-    agents.push_back(make_rank_agent(std::make_unique<HoldingTransport>(net, r), settings[static_cast<std::size_t>(r)], stop));
-  }
+  IdleJob job(P);
+  HoldingNetwork& net = job.net;
+  auto& agents = job.agents;
+  auto& hosts = job.hosts;
   std::vector<std::atomic<bool>> closed(P);
   std::vector<std::thread> threads;
   for (int r = 0; r < 2; ++r)
