@@ -248,6 +248,13 @@ class ThreadRun final : public LinkHost {
       poll();
       return;
     }
+    // One loop per way the expander queues children (Expander::add_as).
+    if (expander_.slots()) exploit_loop<true>();
+    else exploit_loop<false>();
+  }
+
+  template <bool kSlots>
+  void exploit_loop() {
     Node node;
     auto& deque = self_.deque;
     for (;;) {
@@ -256,7 +263,7 @@ class ThreadRun final : public LinkHost {
         // their children) before the deque may be called empty.
         if (!expander_.flush(sh_.tree, self_.counts, deque)) return;
       } else {
-        expander_.add(sh_.tree, node, self_.counts, deque, keep_going());
+        expander_.template add_as<kSlots>(sh_.tree, node, self_.counts, deque, keep_going());
         serve_thieves(deque);
         if (seat_.due()) {
           model_work();

@@ -1,102 +1,56 @@
 // The AVX-512 child-id kernel: sixteen one-block SHA-1 compressions side by
 // side, lane l of every zmm register holding message l. Rotations are
-// `vprold`, the round functions one `vpternlogd` each. Only this file is
-// compiled for AVX-512, through target attributes: the binary still starts on
-// a CPU without it, and batch.cpp calls in only after cpuid and xgetbv said
-// yes (cpu_has_avx512).
-//
-// A child's message is 24 bytes: its parent's five state words, the index,
-// then constants (the 0x80 terminator in word 6, zeros in words 7-14, the bit
-// length 192 in word 15). The rounds below are written as plain vector
-// arithmetic on those sixteen words, so the compiler folds every constant:
-// rounds 6-15 add one precomputed constant (K + W[t]) instead of a message
-// word, and the schedule's first rows lose the XORs with zero words
-// (W[16] = rol1(W[2] ^ W[0]), W[17] = rol1(W[3] ^ W[1]), ...).
+// `vprold`, the round functions one `vpternlogd` each (the rounds:
+// sha1/avx512_kernel.hpp). This file and tree/visit_avx512.cpp are the only
+// code compiled for AVX-512, through target attributes: the binary still
+// starts on a CPU without it, and batch.cpp calls in only after cpuid and
+// xgetbv said yes (cpu_has_avx512).
 #include "sha1/batch.hpp"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which
+// -Wuninitialized flags inside a target("avx512f") function (GCC bug 105593);
+// nothing here reads an undefined value.
+#include "sha1/avx512_kernel.hpp"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #define UTS_AVX512 __attribute__((target("avx512f,avx512vl")))
 
 namespace uts::sha1 {
 
-namespace {
-
-typedef std::uint32_t V __attribute__((vector_size(64)));
-
-UTS_AVX512 inline V splat(std::uint32_t x) { return V{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
-
-template <int N>
-UTS_AVX512 inline V rol(V x) {
-  return (x << N) | (x >> (32 - N));  // recognised as vprold
-}
-
-// vpternlogd's immediate is the truth table of f(a, b, c) indexed by a*4 + b*2 + c.
-template <int Imm>
-UTS_AVX512 inline V ternary(V a, V b, V c) {
-  return reinterpret_cast<V>(
-      _mm512_ternarylogic_epi32(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b),
-                                reinterpret_cast<__m512i>(c), Imm));
-}
-
-}  // namespace
+using namespace avx512_kernel;
 
 UTS_AVX512 void child_ids_avx512(const Batch& in, Ids& out) {
   V w[16];
   for (int k = 0; k < 6; ++k) w[k] = *reinterpret_cast<const V*>(in.word[k]);
-  w[6] = splat(0x80000000u);
-  for (int k = 7; k < 15; ++k) w[k] = splat(0);
-  w[15] = splat(24 * 8);
+  compress(w, out);
+}
 
-  const std::uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-  V a = splat(iv[0]), b = splat(iv[1]), c = splat(iv[2]), d = splat(iv[3]), e = splat(iv[4]);
-#pragma GCC unroll 80
-  for (int t = 0; t < 80; ++t) {
-    if (t >= 16) {
-      const int i = t & 15;
-      // W[t] = rol1(W[t-3] ^ W[t-8] ^ W[t-14] ^ W[t-16]), in a window of 16.
-      w[i] = rol<1>(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^ w[(t - 14) & 15] ^ w[i]);
-    }
-    // rol30(b) first: then b is dead after f, and vpternlogd (whose first
-    // operand is also its destination) can overwrite it without a copy.
-    const V b30 = rol<30>(b);
-    V f;
-    std::uint32_t k;
-    if (t < 20) {
-      f = ternary<0xCA>(b, c, d);  // Ch: b ? c : d
-      k = 0x5A827999u;
-    } else if (t < 40) {
-      f = ternary<0x96>(b, c, d);  // Parity: b ^ c ^ d
-      k = 0x6ED9EBA1u;
-    } else if (t < 60) {
-      f = ternary<0xE8>(b, c, d);  // Maj
-      k = 0x8F1BBCDCu;
-    } else {
-      f = ternary<0x96>(b, c, d);
-      k = 0xCA62C1D6u;
-    }
-    // (K + W[t]) first: a constant when W[t] is one.
-    const V temp = rol<5>(a) + f + e + (splat(k) + w[t & 15]);
-    e = d;
-    d = c;
-    c = b30;
-    b = a;
-    a = temp;
-  }
-  *reinterpret_cast<V*>(out.word[0]) = a + splat(iv[0]);
-  *reinterpret_cast<V*>(out.word[1]) = b + splat(iv[1]);
-  *reinterpret_cast<V*>(out.word[2]) = c + splat(iv[2]);
-  *reinterpret_cast<V*>(out.word[3]) = d + splat(iv[3]);
-  *reinterpret_cast<V*>(out.word[4]) = e + splat(iv[4]);
+UTS_AVX512 void child_ids_avx512(const SlotBatch& in, Ids& out) {
+  V w[16];
+  load_slots(in, w);
+  compress(w, out);
 }
 
 }  // namespace uts::sha1
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 #else  // not x86-64: no AVX-512 path (cpu_has_avx512() is false); never called
+
+#include "sha1/sha1.hpp"
 
 namespace uts::sha1 {
 void child_ids_avx512(const Batch& in, Ids& out) { child_ids_cryptopp(in, kMaxLanes, out); }
+void child_ids_avx512(const SlotBatch& in, Ids& out) {
+  for (int l = 0; l < kMaxLanes; ++l) out.put(l, child_id(in.parent(l), in.index(l)));
+}
 }  // namespace uts::sha1
 
 #endif

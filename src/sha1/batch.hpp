@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -83,6 +84,35 @@ struct Batch {
   }
   std::uint32_t index(int lane) const { return word[5][lane]; }
 };
+// The AVX-512 path's input: up to sixteen parents, one slot each, and which
+// slot each lane's child comes from. A traversal writes a few words per
+// parent (its id, where its children start) instead of six per child; the
+// kernel spreads them over the lanes with one permute per word:
+//   lane l hashes parent slot[l] (word[0..4][slot[l]]) with child index
+//   l + first[slot[l]] (mod 2^32).
+// Lanes past the batch's count may hold any slot below kMaxLanes (the
+// kernel computes them and nobody reads them); slot[kMaxLanes..] is scratch,
+// so sixteen lanes can be written from any lane below kMaxLanes.
+struct SlotBatch {
+  alignas(64) std::uint32_t word[5][kMaxLanes] = {};
+  alignas(64) std::uint32_t first[kMaxLanes] = {};
+  alignas(16) std::uint8_t slot[2 * kMaxLanes] = {};
+  // Parent `s` is `parent`; its children from `index` on go in lanes `lane`
+  // on (the slot map is written for sixteen lanes; later slots overwrite).
+  void put(int s, const Words& parent, int lane, std::uint32_t index) {
+    for (int k = 0; k < 5; ++k) word[k][s] = parent[k];
+    first[s] = index - static_cast<std::uint32_t>(lane);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(s) * 0x0101010101010101u;
+    std::memcpy(slot + lane, &bytes, 8);
+    std::memcpy(slot + lane + 8, &bytes, 8);
+  }
+  Words parent(int lane) const {
+    const int s = slot[lane];
+    return {word[0][s], word[1][s], word[2][s], word[3][s], word[4][s]};
+  }
+  std::uint32_t index(int lane) const { return static_cast<std::uint32_t>(lane) + first[slot[lane]]; }
+};
+
 // The ids hashed from a Batch, lane by lane in the same columns.
 // Columns kMaxLanes.. are scratch, as in Batch (the SHA-NI kernel stores
 // four lanes at a time).
@@ -100,6 +130,8 @@ struct Ids {
 void child_ids_cryptopp(const Batch& in, int count, Ids& out);
 void child_ids_shani(const Batch& in, int count, Ids& out);
 void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
+// All sixteen lanes of a SlotBatch (sha1/avx512.cpp; only where cpu_has_avx512()).
+void child_ids_avx512(const SlotBatch& in, Ids& out);
 inline void child_ids(Path path, const Batch& in, int count, Ids& out) {
   if (path == Path::avx512) child_ids_avx512(in, out);
   else if (path == Path::shani) child_ids_shani(in, count, out);

@@ -1,6 +1,7 @@
 #include "traversal/sequential.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "base/clock.hpp"
@@ -64,21 +65,26 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
   std::uint64_t next_poll = kPollNodes;
   Node node;
   Expander expander(tree.sha1_path());
-  for (;;) {
-    if (!stack.pop(node)) {
-      if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete
-    } else {
-      expander.add(tree, node, out.counts, stack, keep_going);
+  // One loop per way of queueing children (Expander::add_as).
+  auto loop = [&](auto slots) {
+    for (;;) {
+      if (!stack.pop(node)) {
+        if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete
+      } else {
+        expander.add_as<decltype(slots)::value>(tree, node, out.counts, stack, keep_going);
+      }
+      if (expander.abandoned()) {  // a huge node or a -g batch given up
+        if (out.status == RunStatus::complete) stop_now();
+        break;
+      }
+      if (out.counts.nodes >= next_poll) {
+        next_poll = out.counts.nodes + kPollNodes;
+        if (stop_now()) break;
+      }
     }
-    if (expander.abandoned()) {  // a huge node or a -g batch given up
-      if (out.status == RunStatus::complete) stop_now();
-      break;
-    }
-    if (out.counts.nodes >= next_poll) {
-      next_poll = out.counts.nodes + kPollNodes;
-      if (stop_now()) break;
-    }
-  }
+  };
+  if (expander.slots()) loop(std::true_type{});
+  else loop(std::false_type{});
   out.seconds = seconds_since(start);
   out.threads.resize(1);
   out.threads[0].nodes = out.counts.nodes;

@@ -63,21 +63,90 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 // geometric tree's nodes, every expanded node of a binomial tree with m = 2)
 // still fill the lanes. A traversal calls add() for each node it pops and
 // flush() when it has nothing left to pop; until then the queued children
-// are work this thread holds (at most lanes - 1 of them between calls).
+// are work this thread holds.
+//
+// Two ways to queue, by path:
+//   lanes (shani, cryptopp)  each child's message words written to its lane
+//                            (sha1::Batch), hashed when the batch is full.
+//   slots (avx512)           each parent written once to a slot
+//                            (sha1::SlotBatch: its id, its height, where its
+//                            children start, and a byte per lane naming the
+//                            slot), spread over the lanes by permutes in the
+//                            kernel. Two slot batches, one filling and one
+//                            full and waiting: a batch is hashed when the
+//                            other fills up, so the kernel's 64-byte loads
+//                            read stores that committed a batch earlier
+//                            (over stores still in the store buffer they
+//                            would wait for all of them).
+// At most 2 x 16 - 1 children wait between calls on the slot path, and
+// lanes - 1 on the lane path; the depth-first order moves by at most two
+// batches.
 class Expander {
  public:
-  explicit Expander(sha1::Path path) : lanes_(sha1::batch_lanes(path)) {}
+  explicit Expander(sha1::Path path)
+      : lanes_(sha1::batch_lanes(path)), slots_(path == sha1::Path::avx512) {}
 
-  // add() and run() are always inlined: they are the per-node path, and the
-  // compiler's budget otherwise goes to the engine's cold paths.
+  // add() is always inlined: it is the per-node path, and the compiler's
+  // budget otherwise goes to the engine's cold paths.
   template <class Sink, class KeepGoing = AlwaysGoOn>
   [[gnu::always_inline]] void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                   KeepGoing&& keep_going = AlwaysGoOn{}) {
+    if (slots_) add_as<true>(tree, parent, counts, sink, keep_going);
+    else add_as<false>(tree, parent, counts, sink, keep_going);
+  }
+  // The same where the caller knows the path (kSlots == slots()): a
+  // traversal loop instantiated once per way has no test of the path per
+  // node (measured: the SHA-NI path's --sequential was 1-2% slower with it).
+  bool slots() const { return slots_; }
+  template <bool kSlots, class Sink, class KeepGoing = AlwaysGoOn>
+  [[gnu::always_inline]] void add_as(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
+                                     KeepGoing&& keep_going = AlwaysGoOn{}) {
     if (parent.children > kHugeNode) return add_huge(tree, parent, counts, sink, keep_going);
-    // Batch::kFill lanes are written whatever the child count (fixed-length
-    // loops, no branch on the count), then pending_ moves by the children
-    // that fit; a node with more children writes the next kFill, running the
-    // batch whenever it is full.
+    if constexpr (kSlots) add_slots(tree, parent, 0, parent.children, counts, sink);
+    else add_lanes(tree, parent, counts, sink);
+  }
+
+  // A child batch or the rest of a huge node was given up (the run stops).
+  bool abandoned() const { return abandoned_; }
+  // Children are queued, not yet hashed.
+  bool pending() const { return waiting_ || pending_ != 0; }
+
+  // Hash what is queued (on the slot path the waiting batch first: its
+  // children may fill the other); false when nothing was. Called until it
+  // returns false, it leaves nothing queued.
+  template <class Sink>
+  bool flush(const Tree& tree, Counts& counts, Sink& sink) {
+    if (waiting_) {
+      waiting_ = false;
+      run_slots(tree, slots_buf_[filling_ ^ 1], lanes_, counts, sink);
+      return true;
+    }
+    if (pending_ == 0) return false;
+    if (!slots_) {
+      run_lanes(tree, counts, sink);
+      return true;
+    }
+    const int n = pending_;
+    pending_ = 0;
+    nslots_ = 0;
+    run_slots(tree, slots_buf_[filling_], n, counts, sink);
+    return true;
+  }
+
+ private:
+  struct Slots {
+    sha1::SlotBatch batch;
+    alignas(64) std::uint32_t heights[sha1::kMaxLanes] = {};  // slot s's children's height
+  };
+
+  // ---- lanes (shani, cryptopp) ----
+
+  // Batch::kFill lanes are written whatever the child count (fixed-length
+  // loops, no branch on the count), then pending_ moves by the children that
+  // fit; a node with more children writes the next kFill, running the batch
+  // whenever it is full.
+  template <class Sink>
+  [[gnu::always_inline]] void add_lanes(const Tree& tree, const Node& parent, Counts& counts, Sink& sink) {
     const std::uint32_t height = parent.height + 1;
     std::uint32_t first = 0;
     for (;;) {
@@ -91,30 +160,103 @@ class Expander {
       }
       pending_ += static_cast<int>(room);
       first += room;
-      if (pending_ == lanes_) run(tree, counts, sink);
+      if (pending_ == lanes_) run_lanes(tree, counts, sink);
       if (first == parent.children) return;
     }
   }
 
-  // A child batch or the rest of a huge node was given up (the run stops).
-  bool abandoned() const { return abandoned_; }
-  // Children are queued, not yet hashed.
-  bool pending() const { return pending_ != 0; }
-
-  // Hash what is queued; false when nothing was.
+  // Hash the pending_ queued lanes, visit them, push the inner ones.
   template <class Sink>
-  bool flush(const Tree& tree, Counts& counts, Sink& sink) {
-    if (pending_ == 0) return false;
-    run(tree, counts, sink);
-    return true;
+  [[gnu::always_inline]] void run_lanes(const Tree& tree, Counts& counts, Sink& sink) {
+    if (!tree.child_ids(batch_, pending_, ids_)) return abandon();  // -g: a stop came during the hashing
+    const int n = pending_;
+    alignas(64) std::uint32_t children[sha1::kMaxLanes];
+    std::uint32_t inner = 0;  // bit j: child j has children
+    std::uint32_t kept = 0;   // how many bits of `inner` are set
+    std::uint64_t checksum = 0;
+    std::uint32_t depth = counts.max_depth;
+    for (int j = 0; j < n; ++j) {
+      children[j] = static_cast<std::uint32_t>(tree.num_children(ids_.word[4][j], heights_[j]));
+      inner |= static_cast<std::uint32_t>(children[j] != 0) << j;
+      kept += children[j] != 0 ? 1 : 0;
+      checksum += (std::uint64_t{ids_.word[0][j]} << 32) | ids_.word[1][j];  // checksum_term (node.hpp)
+      depth = heights_[j] > depth ? heights_[j] : depth;
+    }
+    counts.max_depth = depth;
+    push(n, inner, kept, checksum, children, counts, sink);
+    pending_ = 0;
   }
 
- private:
-  // The same in pieces of kHugeNode children, asking between them.
+  // ---- slots (avx512) ----
+
+  // Children [first, last) of `parent` (last > first is not required): one
+  // slot per batch the children land in.
+  template <class Sink>
+  [[gnu::always_inline]] void add_slots(const Tree& tree, const Node& parent, std::uint32_t first,
+                                        std::uint32_t last, Counts& counts, Sink& sink) {
+    if (first == last) return;  // no lanes, no slot (so a batch has at most 16 slots)
+    const std::uint32_t height = parent.height + 1;
+    for (;;) {
+      Slots& b = slots_buf_[filling_];
+      b.batch.put(nslots_, parent.id, pending_, first);
+      b.heights[nslots_] = height;
+      ++nslots_;
+      const std::uint32_t left = last - first;
+      const auto room = static_cast<std::uint32_t>(lanes_ - pending_);
+      if (left < room) {
+        pending_ += static_cast<int>(left);
+        return;
+      }
+      first += room;
+      full(tree, counts, sink);
+      if (first == last) return;
+    }
+  }
+
+  // The filling slot batch is full: hash the waiting one (if any), and this
+  // one waits in its place.
+  template <class Sink>
+  [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink) {
+    const bool was_waiting = waiting_;
+    waiting_ = true;
+    filling_ ^= 1;
+    pending_ = 0;
+    nslots_ = 0;
+    if (was_waiting) run_slots(tree, slots_buf_[filling_], lanes_, counts, sink);
+  }
+
+  template <class Sink>
+  [[gnu::always_inline]] void run_slots(const Tree& tree, const Slots& b, int n, Counts& counts, Sink& sink) {
+    alignas(64) std::uint32_t children[sha1::kMaxLanes];
+    Tree::BatchVisit v;
+    if (tree.granularity() == 1) {
+      tree.hash_visit_slots_avx512(b.batch, b.heights, n, ids_, heights_, children, v);
+    } else {
+      if (!tree.child_ids(b.batch, ids_)) return abandon();  // -g: a stop came during the hashing
+      tree.visit_slots_avx512(ids_, b.batch, b.heights, n, heights_, children, v);
+    }
+    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
+    push(n, v.inner, v.kept, v.checksum, children, counts, sink);
+  }
+
+  // ---- both ----
+
+  // A huge node in pieces of kHugeNode children, asking between them.
   template <class Sink, class KeepGoing>
   [[gnu::noinline]] void add_huge(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                   KeepGoing& keep_going) {
     const std::uint32_t height = parent.height + 1;
+    if (slots_) {
+      for (std::uint32_t i = 0; i < parent.children; i += kHugeNode) {
+        if (i != 0 && !keep_going()) {
+          abandoned_ = true;
+          return;
+        }
+        add_slots(tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink);
+        if (abandoned_) return;
+      }
+      return;
+    }
     for (std::uint32_t i = 0; i < parent.children; ++i) {
       if (i % kHugeNode == kHugeNode - 1 && !keep_going()) {
         abandoned_ = true;
@@ -122,49 +264,30 @@ class Expander {
       }
       batch_.set(pending_, parent.id, i);
       heights_[pending_] = height;
-      if (++pending_ == lanes_) run(tree, counts, sink);
+      if (++pending_ == lanes_) run_lanes(tree, counts, sink);
     }
   }
 
-  // Visit the batch's children, then push the ones with children. Whether a
-  // child is a leaf is random (80% are), so nothing here branches on it per
-  // child: the counts are summed over all lanes, the inner children collected
-  // in a bit mask, and only the loop over the mask's bits has a data-dependent
-  // exit, once per batch (a branch per child mispredicted on a fifth of the
-  // nodes and cost a third of the traversal's time with the AVX-512 kernel).
+  void abandon() {
+    pending_ = 0;
+    nslots_ = 0;
+    waiting_ = false;
+    abandoned_ = true;
+  }
+
+  // Counts, then the inner children (bits of `inner`) to the sink. Whether
+  // a child is a leaf is random (80% are), so nothing here branches on it
+  // per child: the counts are summed over all lanes, the inner children
+  // collected in a bit mask, and only the loop over the mask's bits has a
+  // data-dependent exit, once per batch (a branch per child mispredicted on
+  // a fifth of the nodes and cost a third of the traversal's time with the
+  // AVX-512 kernel).
   template <class Sink>
-  [[gnu::always_inline]] void run(const Tree& tree, Counts& counts, Sink& sink) {
-    if (!tree.child_ids(batch_, pending_, ids_)) {  // -g: a stop came during the hashing
-      pending_ = 0;
-      abandoned_ = true;
-      return;
-    }
-    const int n = pending_;
-    alignas(64) std::uint32_t children[sha1::kMaxLanes];
-    std::uint32_t inner = 0;  // bit j: child j has children
-    std::uint32_t kept = 0;   // how many bits of `inner` are set
-    std::uint64_t checksum = 0;
-    std::uint32_t depth = counts.max_depth;
-    if (lanes_ == sha1::kMaxLanes) {  // the AVX-512 path: the same in zmm registers
-      Tree::BatchVisit v;
-      tree.visit_batch_avx512(ids_, heights_, n, children, v);
-      inner = v.inner;
-      kept = v.kept;
-      checksum = v.checksum;
-      depth = v.max_height > depth ? v.max_height : depth;
-    } else {
-      for (int j = 0; j < n; ++j) {
-        children[j] = static_cast<std::uint32_t>(tree.num_children(ids_.word[4][j], heights_[j]));
-        inner |= static_cast<std::uint32_t>(children[j] != 0) << j;
-        kept += children[j] != 0 ? 1 : 0;
-        checksum += (std::uint64_t{ids_.word[0][j]} << 32) | ids_.word[1][j];  // checksum_term (node.hpp)
-        depth = heights_[j] > depth ? heights_[j] : depth;
-      }
-    }
+  [[gnu::always_inline]] void push(int n, std::uint32_t inner, std::uint32_t kept, std::uint64_t checksum,
+                                   const std::uint32_t* children, Counts& counts, Sink& sink) {
     counts.nodes += static_cast<std::uint64_t>(n);
     counts.leaves += static_cast<std::uint64_t>(n) - kept;
     counts.checksum += checksum;
-    counts.max_depth = depth;
     sink.reserve(kept);
     for (std::uint32_t m = inner; m != 0; m &= m - 1) {
       const int j = __builtin_ctz(m);
@@ -174,14 +297,18 @@ class Expander {
       child.children = children[j];
       sink.push_if(child, true);
     }
-    pending_ = 0;
   }
 
-  sha1::Batch batch_;
   sha1::Ids ids_;
-  std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // as the batch's columns, with scratch
-  int pending_ = 0;
+  alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights (lane path: as the batch's columns)
+  sha1::Batch batch_;  // the lane path's batch
+  Slots slots_buf_[2];  // the slot path's batches: filling_ and the other one
+  int pending_ = 0;     // lanes queued in the batch being filled
+  int nslots_ = 0;      // slots used in slots_buf_[filling_]
+  int filling_ = 0;
+  bool waiting_ = false;  // slots_buf_[filling_ ^ 1] is full, not yet hashed
   int lanes_;
+  bool slots_;
   bool abandoned_ = false;
 };
 

@@ -76,6 +76,15 @@ class Tree {
     return repeat([&] { sha1::child_ids(path_, in, count, out); });
   }
 
+  // The same for the AVX-512 path's slot batch (all sixteen lanes).
+  bool child_ids(const sha1::SlotBatch& in, sha1::Ids& out) const {
+    if (params_.granularity == 1) {
+      sha1::child_ids_avx512(in, out);
+      return true;
+    }
+    return repeat([&] { sha1::child_ids_avx512(in, out); });
+  }
+
   // The AVX-512 path's step after hashing (tree/visit_avx512.cpp): for lanes
   // 0 .. n-1 of `ids` (children at heights[0 .. n-1]), each child's number of
   // children into `children`, and what the batch adds to the counts. Equal to
@@ -90,6 +99,16 @@ class Tree {
   };
   void visit_batch_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
                           BatchVisit& out) const;
+  // The same for ids hashed from a SlotBatch whose parents (slot s) are at
+  // slot_heights[s] - 1: lane l's child is at slot_heights[in.slot[l]],
+  // which is also written to heights[l].
+  void visit_slots_avx512(const sha1::Ids& ids, const sha1::SlotBatch& in, const std::uint32_t* slot_heights, int n,
+                          std::uint32_t* heights, std::uint32_t* children, BatchVisit& out) const;
+  // child_ids(in, ids) then visit_slots_avx512(), in one call; -g 1 only
+  // (a repeated hash goes through child_ids(), which polls for a stop).
+  void hash_visit_slots_avx512(const sha1::SlotBatch& in, const std::uint32_t* slot_heights, int n, sha1::Ids& ids,
+                               std::uint32_t* heights, std::uint32_t* children, BatchVisit& out) const;
+  int granularity() const { return params_.granularity; }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
   int num_children_exact(std::uint32_t id_word4, std::uint32_t height) const {

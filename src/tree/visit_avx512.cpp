@@ -18,6 +18,8 @@
 // -Wuninitialized flags inside a target("avx512f") function (GCC bug 105593);
 // nothing here reads an undefined value.
 #include <immintrin.h>
+
+#include "sha1/avx512_kernel.hpp"
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -65,8 +67,8 @@ UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32
                                          std::uint32_t* children, BatchVisit& out) const {
   const __mmask16 live = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1u);
   const __m512i zero = _mm512_setzero_si512();
-  const __m512i x = _mm512_load_si512(ids.word[4]);
   const __m512i h = _mm512_loadu_si512(heights);
+  const __m512i x = _mm512_load_si512(ids.word[4]);
   const __m512i v = _mm512_and_si512(x, splat(variate_mask_));
 
   const auto m = static_cast<std::uint32_t>(params_.m);
@@ -118,6 +120,33 @@ UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32
   out.max_height = static_cast<std::uint32_t>(_mm512_mask_reduce_max_epu32(live, h));
 }
 
+// Lane l's height is its slot's, written to heights[], then as above (the
+// load of heights there is forwarded from this store).
+// hash_visit_slots_avx512 (below) is the same after hashing, in one call.
+UTS_AVX512 void Tree::visit_slots_avx512(const sha1::Ids& ids, const sha1::SlotBatch& in,
+                                         const std::uint32_t* slot_heights, int n, std::uint32_t* heights,
+                                         std::uint32_t* children, BatchVisit& out) const {
+  const __m512i slot = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(in.slot)));
+  _mm512_storeu_si512(heights, _mm512_permutexvar_epi32(slot, _mm512_loadu_si512(slot_heights)));
+  visit_batch_avx512(ids, heights, n, children, out);
+}
+
+// One call per batch on the traversal's path: the kernel's rounds inlined,
+// then the visit.
+UTS_AVX512 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch& in,
+                                                               const std::uint32_t* slot_heights, int n,
+                                                               sha1::Ids& ids, std::uint32_t* heights,
+                                                               std::uint32_t* children, BatchVisit& out) const {
+  using namespace sha1::avx512_kernel;
+  V w[16];
+  load_slots(in, w);
+  compress(w, ids);
+  // The visit stays a call: inlined here (GCC does not inline one exported
+  // function into another in this -fPIC library unless told), the whole was
+  // 1.5% slower on T1L and T3L.
+  visit_slots_avx512(ids, in, slot_heights, n, heights, children, out);
+}
+
 }  // namespace uts
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -130,6 +159,10 @@ namespace uts {
 
 // No AVX-512 path in this build: never called (sha1::cpu_has_avx512() is false).
 void Tree::visit_batch_avx512(const sha1::Ids&, const std::uint32_t*, int, std::uint32_t*, BatchVisit&) const {}
+void Tree::visit_slots_avx512(const sha1::Ids&, const sha1::SlotBatch&, const std::uint32_t*, int, std::uint32_t*,
+                              std::uint32_t*, BatchVisit&) const {}
+void Tree::hash_visit_slots_avx512(const sha1::SlotBatch&, const std::uint32_t*, int, sha1::Ids&, std::uint32_t*,
+                                   std::uint32_t*, BatchVisit&) const {}
 
 }  // namespace uts
 

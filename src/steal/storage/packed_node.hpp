@@ -19,9 +19,14 @@ struct PackedNode {
 
   // relaxed: callers order slot accesses through their protocol's fences,
   // CAS or release/acquire on an index.
+  // Four stores written out: as a loop, GCC 12 kept the loop and packed the
+  // words through a stack temporary (measured: 3% of a 1-thread T1L run).
   void store(const Node& node) {
     const NodeWords words = NodeWords::pack(node);
-    for (int i = 0; i < 4; ++i) std::atomic_ref<std::uint64_t>(w[i]).store(words.w[i], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(w[0]).store(words.w[0], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(w[1]).store(words.w[1], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(w[2]).store(words.w[2], std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(w[3]).store(words.w[3], std::memory_order_relaxed);
   }
   // A read that may race a write of the slot (a thief's speculative copy).
   // relaxed: as store().

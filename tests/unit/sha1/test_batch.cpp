@@ -1,6 +1,7 @@
 // The batched child-id paths against Crypto++, the oracle.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <vector>
@@ -66,6 +67,57 @@ TEST_CASE("each fast kernel equals Crypto++ at every batch fill, 1 to 16, on ran
     CAPTURE(width);
     CHECK(mismatches == 0);
   }
+}
+
+TEST_CASE("the AVX-512 kernel on a slot batch equals Crypto++ in every lane, at every split into parents") {
+  if (!sha1::resolve(sha1::Path::avx512)) {
+    MESSAGE("this CPU has no avx512: the slot batch kernel is not tested here");
+    return;
+  }
+  std::mt19937 rng(2027);
+  std::size_t mismatches = 0, checked = 0, slots_seen = 0;
+  static sha1::SlotBatch batch;  // static: later batches keep the leftovers of earlier ones
+  for (int i = 0; i < 60000; ++i) {
+    // The sixteen lanes cut into runs (one parent each) of random lengths,
+    // from one run of 16 to sixteen runs of 1, as a traversal fills them:
+    // a run's first lane holds child `first`, the next first+1, ...; the
+    // last run may be a parent's middle (first > 0), or an index near 2^32
+    // (it wraps). Sometimes two slots hold the same parent.
+    const int fill = 1 + i % sha1::kMaxLanes;
+    int lane = 0, s = 0;
+    sha1::Words parents[sha1::kMaxLanes];
+    std::uint32_t firsts[sha1::kMaxLanes];
+    int owner[sha1::kMaxLanes];
+    while (lane < fill) {
+      const int run = std::min(fill - lane, 1 + static_cast<int>(rng() % (rng() % 2 ? 16 : 3)));
+      parents[s] = s > 0 && rng() % 5 == 0 ? parents[s - 1] : random_words(rng);
+      firsts[s] = random_index(rng, i + s);
+      batch.put(s, parents[s], lane, firsts[s]);
+      for (int l = lane; l < lane + run; ++l) owner[l] = s;
+      lane += run;
+      ++s;
+    }
+    slots_seen += static_cast<std::size_t>(s);
+    // What put() says each lane holds (the definition the kernel must meet).
+    for (int l = 0; l < fill; ++l) {
+      CHECK(batch.parent(l) == parents[owner[l]]);
+      int start = l;
+      while (start > 0 && owner[start - 1] == owner[l]) --start;
+      CHECK(batch.index(l) == firsts[owner[l]] + static_cast<std::uint32_t>(l - start));
+    }
+    sha1::Ids got;
+    sha1::child_ids_avx512(batch, got);
+    // Every lane, the ones past the fill too: their slots are leftovers,
+    // still below sixteen, and the kernel hashes them as the map says.
+    for (int l = 0; l < sha1::kMaxLanes; ++l) {
+      CHECK(batch.slot[l] < sha1::kMaxLanes);
+      mismatches += got.get(l) != sha1::child_id(batch.parent(l), batch.index(l));
+      ++checked;
+    }
+  }
+  CHECK(checked == 60000u * sha1::kMaxLanes);
+  CHECK(slots_seen > 2u * 60000u);  // several parents per batch on average, not one run each
+  CHECK(mismatches == 0);
 }
 
 TEST_CASE("SHA-NI lane-count entry point (the benchmark's) equals Crypto++") {

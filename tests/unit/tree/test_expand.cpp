@@ -48,7 +48,13 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
   bin.q = 0.12;
   bin.m = 7;
   bin.seed = 5;
-  for (const TreeParams& p : {geo, bin}) {
+  TreeParams huge = bin;  // a root past kHugeNode: expanded in pieces
+  huge.b0 = 5000;
+  huge.q = 0.1;
+  huge.m = 3;
+  TreeParams slow = geo;  // -g 2: the hash repeated (the slot path's two-call form)
+  slow.granularity = 2;
+  for (const TreeParams& p : {geo, bin, huge, slow}) {
     for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
       if (!sha1::resolve(path)) continue;  // not on this CPU (test_batch.cpp says so)
       CAPTURE(sha1::to_string(path));
@@ -69,11 +75,51 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
         s.nodes.pop_back();
         e.add(tree, n, got, s);
       }
+      CHECK_FALSE(e.pending());
+      CHECK_FALSE(e.abandoned());
       CHECK(want.nodes > 1000);
       CHECK(got.nodes == want.nodes);
       CHECK(got.leaves == want.leaves);
       CHECK(got.max_depth == want.max_depth);
       CHECK(got.checksum == want.checksum);
+    }
+  }
+}
+
+TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children, and stops when told") {
+  TreeParams p;
+  p.type = TreeType::binomial;
+  p.b0 = 5000;
+  p.q = 0.1;
+  p.m = 3;
+  p.seed = 5;
+  for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
+    if (!sha1::resolve(path)) continue;
+    CAPTURE(sha1::to_string(path));
+    const Tree tree(p, path);
+    for (int stop_at : {1, 3, 100}) {
+      CAPTURE(stop_at);
+      Counts got;
+      VectorSink s;
+      Expander e(tree.sha1_path());
+      int asked = 0;
+      auto keep_going = [&] { return ++asked < stop_at; };
+      e.add(tree, tree.root(), got, s, keep_going);
+      if (stop_at == 100) {  // never told to stop: asked before pieces 2..5
+        CHECK(asked == 4);
+        CHECK_FALSE(e.abandoned());
+        CHECK(e.pending());  // the last children wait for a flush
+        while (e.flush(tree, got, s)) {
+        }
+        CHECK(got.nodes == 5000);
+      } else {
+        CHECK(asked == stop_at);
+        CHECK(e.abandoned());
+        // Stopped after stop_at pieces of at most 1,024 children: nothing
+        // past them was hashed, and at most a batch or two is left queued.
+        CHECK(got.nodes <= 1024u * static_cast<unsigned>(stop_at));
+        CHECK(got.nodes + 2 * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
+      }
     }
   }
 }

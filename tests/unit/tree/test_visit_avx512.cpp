@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sha1/batch.hpp"
+#include "sha1/sha1.hpp"
 #include "tree/node.hpp"
 #include "tree/tree.hpp"
 
@@ -136,6 +137,78 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
     // Truncations (a count cut to the 100 cap) noted once per live lane,
     // never for the unused lanes past n.
     CHECK(tree.truncations() == scalar.truncations());
+  }
+  CHECK(lanes_checked > 100000);
+}
+
+TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ and the scalar rules lane by lane") {
+  if (!sha1::cpu_has_avx512()) {
+    MESSAGE("this CPU has no AVX-512: the slot batch visit is not run here");
+    return;
+  }
+  std::mt19937 rng(17);
+  std::size_t lanes_checked = 0;
+  for (const TreeParams& p : trees()) {
+    const Tree tree(p, sha1::Path::avx512);
+    const Tree scalar(p, sha1::Path::avx512);
+    CAPTURE(static_cast<int>(p.type));
+    sha1::SlotBatch batch;
+    for (int rep = 0; rep < 2000; ++rep) {
+      const int n = 1 + rep % sha1::kMaxLanes;
+      // Runs of lanes per parent slot, each slot with its own height (the
+      // children's), as the Expander queues them.
+      alignas(64) std::uint32_t slot_heights[sha1::kMaxLanes] = {};
+      int lane = 0, s = 0;
+      while (lane < n) {
+        const int run = 1 + static_cast<int>(rng() % 6);
+        const sha1::Words parent = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                                    static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                                    static_cast<std::uint32_t>(rng())};
+        batch.put(s, parent, lane, static_cast<std::uint32_t>(rng() % 50));
+        const std::uint32_t pick[] = {1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
+                                      600, static_cast<std::uint32_t>(rng() % 1000)};
+        slot_heights[s] = pick[rng() % 6];
+        lane += run;
+        ++s;
+      }
+      sha1::Ids ids, ids2;
+      alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {}, heights2[2 * sha1::kMaxLanes] = {};
+      alignas(64) std::uint32_t children[sha1::kMaxLanes], children2[sha1::kMaxLanes];
+      Tree::BatchVisit v, v2;
+      tree.hash_visit_slots_avx512(batch, slot_heights, n, ids, heights, children, v);
+      sha1::child_ids_avx512(batch, ids2);
+      tree.visit_slots_avx512(ids2, batch, slot_heights, n, heights2, children2, v2);
+      std::uint32_t inner = 0, kept = 0, max_height = 0;
+      std::uint64_t checksum = 0;
+      std::size_t bad = 0;
+      for (int j = 0; j < n; ++j) {
+        const sha1::Words id = sha1::child_id(batch.parent(j), batch.index(j));
+        const std::uint32_t h = slot_heights[batch.slot[j]];
+        bad += ids.get(j) != id;
+        bad += ids2.get(j) != id;
+        bad += heights[j] != h;
+        bad += heights2[j] != h;
+        const auto want = static_cast<std::uint32_t>(scalar.num_children(id[4], h));
+        bad += children[j] != want;
+        bad += children2[j] != want;
+        if (want != 0) {
+          inner |= 1u << j;
+          ++kept;
+        }
+        checksum += checksum_term(id);
+        max_height = h > max_height ? h : max_height;
+        ++lanes_checked;
+      }
+      CHECK(bad == 0);
+      CHECK(v.inner == inner);
+      CHECK(v.kept == kept);
+      CHECK(v.checksum == checksum);
+      CHECK(v.max_height == max_height);
+      CHECK(v2.inner == inner);
+      CHECK(v2.kept == kept);
+      CHECK(v2.checksum == checksum);
+      CHECK(v2.max_height == max_height);
+    }
   }
   CHECK(lanes_checked > 100000);
 }

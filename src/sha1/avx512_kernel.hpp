@@ -1,0 +1,98 @@
+// The AVX-512 child-id kernel's rounds, for the translation units compiled
+// for AVX-512 through target attributes (sha1/avx512.cpp, and the fused
+// hash-and-visit in tree/visit_avx512.cpp). Include only where
+// <immintrin.h> is available (x86-64), and call only where cpu_has_avx512().
+//
+// A child's message is 24 bytes: its parent's five state words, the index,
+// then constants (the 0x80 terminator in word 6, zeros in words 7-14, the bit
+// length 192 in word 15). The rounds below are written as plain vector
+// arithmetic on those sixteen words, so the compiler folds every constant:
+// rounds 6-15 add one precomputed constant (K + W[t]) instead of a message
+// word, and the schedule's first rows lose the XORs with zero words
+// (W[16] = rol1(W[2] ^ W[0]), W[17] = rol1(W[3] ^ W[1]), ...).
+#pragma once
+
+#include <immintrin.h>
+
+#include "sha1/batch.hpp"
+
+#define UTS_AVX512_KERNEL __attribute__((target("avx512f,avx512vl")))
+
+namespace uts::sha1::avx512_kernel {
+
+typedef std::uint32_t V __attribute__((vector_size(64)));
+
+UTS_AVX512_KERNEL inline V splat(std::uint32_t x) { return V{x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+
+template <int N>
+UTS_AVX512_KERNEL inline V rol(V x) {
+  return (x << N) | (x >> (32 - N));  // recognised as vprold
+}
+
+// vpternlogd's immediate is the truth table of f(a, b, c) indexed by a*4 + b*2 + c.
+template <int Imm>
+UTS_AVX512_KERNEL inline V ternary(V a, V b, V c) {
+  return reinterpret_cast<V>(
+      _mm512_ternarylogic_epi32(reinterpret_cast<__m512i>(a), reinterpret_cast<__m512i>(b),
+                                reinterpret_cast<__m512i>(c), Imm));
+}
+
+// Sixteen compressions of the messages whose words 0-5 are w[0..5].
+[[gnu::always_inline]] UTS_AVX512_KERNEL inline void compress(V* w, Ids& out) {
+  w[6] = splat(0x80000000u);
+  for (int k = 7; k < 15; ++k) w[k] = splat(0);
+  w[15] = splat(24 * 8);
+
+  const std::uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
+  V a = splat(iv[0]), b = splat(iv[1]), c = splat(iv[2]), d = splat(iv[3]), e = splat(iv[4]);
+#pragma GCC unroll 80
+  for (int t = 0; t < 80; ++t) {
+    if (t >= 16) {
+      const int i = t & 15;
+      // W[t] = rol1(W[t-3] ^ W[t-8] ^ W[t-14] ^ W[t-16]), in a window of 16.
+      w[i] = rol<1>(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^ w[(t - 14) & 15] ^ w[i]);
+    }
+    // rol30(b) first: then b is dead after f, and vpternlogd (whose first
+    // operand is also its destination) can overwrite it without a copy.
+    const V b30 = rol<30>(b);
+    V f;
+    std::uint32_t k;
+    if (t < 20) {
+      f = ternary<0xCA>(b, c, d);  // Ch: b ? c : d
+      k = 0x5A827999u;
+    } else if (t < 40) {
+      f = ternary<0x96>(b, c, d);  // Parity: b ^ c ^ d
+      k = 0x6ED9EBA1u;
+    } else if (t < 60) {
+      f = ternary<0xE8>(b, c, d);  // Maj
+      k = 0x8F1BBCDCu;
+    } else {
+      f = ternary<0x96>(b, c, d);
+      k = 0xCA62C1D6u;
+    }
+    // (K + W[t]) first: a constant when W[t] is one.
+    const V temp = rol<5>(a) + f + e + (splat(k) + w[t & 15]);
+    e = d;
+    d = c;
+    c = b30;
+    b = a;
+    a = temp;
+  }
+  *reinterpret_cast<V*>(out.word[0]) = a + splat(iv[0]);
+  *reinterpret_cast<V*>(out.word[1]) = b + splat(iv[1]);
+  *reinterpret_cast<V*>(out.word[2]) = c + splat(iv[2]);
+  *reinterpret_cast<V*>(out.word[3]) = d + splat(iv[3]);
+  *reinterpret_cast<V*>(out.word[4]) = e + splat(iv[4]);
+}
+
+
+// The lanes' words 0-5 from a SlotBatch: one vpermd per word.
+[[gnu::always_inline]] UTS_AVX512_KERNEL inline void load_slots(const SlotBatch& in, V* w) {
+  const __m512i slot = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(in.slot)));
+  for (int k = 0; k < 5; ++k)
+    w[k] = reinterpret_cast<V>(_mm512_permutexvar_epi32(slot, _mm512_load_si512(in.word[k])));
+  const V lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  w[5] = lane + reinterpret_cast<V>(_mm512_permutexvar_epi32(slot, _mm512_load_si512(in.first)));
+}
+
+}  // namespace uts::sha1::avx512_kernel
