@@ -196,20 +196,26 @@ class Expander {
                                         std::uint32_t last, Counts& counts, Sink& sink) {
     if (first == last) return;  // no lanes, no slot (so a batch has at most 16 slots)
     const std::uint32_t height = parent.height + 1;
+    // The state in locals: the batch's stores could alias the members, and
+    // GCC reloaded every one of them after each store.
+    int pending = pending_, nslots = nslots_;
     for (;;) {
       Slots& b = slots_buf_[filling_];
-      b.batch.put(nslots_, parent.id, pending_, first);
-      b.heights[nslots_] = height;
-      ++nslots_;
+      b.batch.put(nslots, parent.id, pending, first);
+      b.heights[nslots] = height;
+      ++nslots;
       const std::uint32_t left = last - first;
-      const auto room = static_cast<std::uint32_t>(lanes_ - pending_);
+      const auto room = static_cast<std::uint32_t>(sha1::kMaxLanes - pending);
       if (left < room) {
-        pending_ += static_cast<int>(left);
+        pending_ = pending + static_cast<int>(left);
+        nslots_ = nslots;
         return;
       }
       first += room;
-      full(tree, counts, sink);
+      full(tree, counts, sink);  // pending_ and nslots_ start again at 0
       if (first == last) return;
+      pending = 0;
+      nslots = 0;
     }
   }
 
