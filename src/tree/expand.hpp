@@ -69,9 +69,10 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //   lanes (shani, cryptopp)  each child's message words written to its lane
 //                            (sha1::Batch), hashed when the batch is full.
 //   slots (avx512)           each parent written once to a slot
-//                            (sha1::SlotBatch: its id, its height, where its
-//                            children start, and a byte per lane naming the
-//                            slot), spread over the lanes by permutes in the
+//                            (sha1::SlotBatch: its id, where its children
+//                            start, and a byte per lane naming the slot; the
+//                            children's height beside it, Slots::heights),
+//                            spread over the lanes by permutes in the
 //                            kernel. Two slot batches, one filling and one
 //                            full and waiting: a batch is hashed when the
 //                            other fills up, so the kernel's 64-byte loads
@@ -111,9 +112,10 @@ class Expander {
   // Children are queued, not yet hashed.
   bool pending() const { return waiting_ || pending_ != 0; }
 
-  // Hash what is queued (on the slot path the waiting batch first: its
-  // children may fill the other); false when nothing was. Called until it
-  // returns false, it leaves nothing queued.
+  // Hash what is queued, one batch per call (on the slot path the waiting
+  // batch first: it was queued first, so the depth-first order moves least;
+  // either order is exact); false when nothing was. Called until it returns
+  // false, it leaves nothing queued.
   template <class Sink>
   bool flush(const Tree& tree, Counts& counts, Sink& sink) {
     if (waiting_) {
@@ -270,7 +272,13 @@ class Expander {
       }
       batch_.set(pending_, parent.id, i);
       heights_[pending_] = height;
-      if (++pending_ == lanes_) run_lanes(tree, counts, sink);
+      if (++pending_ == lanes_) {
+        run_lanes(tree, counts, sink);
+        // -g: a stop came during the hashing. Without this the loop went on
+        // through the node's 2^31 children: nothing was counted, so
+        // keep_going() never polled (a 1-thread run ignored SIGINT).
+        if (abandoned_) return;
+      }
     }
   }
 

@@ -2,7 +2,7 @@
 """--max-nodes N (issue 18): the run stops with status max-nodes and a size
 in [N, bound), on trees where the limit is easy to overshoot: a root with
 2^31 children, an endless chain, the binomial T3 and the geometric T1L; at
-every engine shape. The bound is the one docs/output.md section 7 states:
+every engine shape. The bound is the one docs/output.md section 8 states:
 
   sequential:   size < N + 2,064
   P threads:    size < N + 12,400 x P

@@ -2,8 +2,10 @@
 // Expander) visit exactly the same tree.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <vector>
 
+#include "base/interrupt.hpp"
 #include "tree/counts.hpp"
 #include "tree/expand.hpp"
 #include "tree/tree.hpp"
@@ -120,6 +122,70 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
         CHECK(got.nodes <= 1024u * static_cast<unsigned>(stop_at));
         CHECK(got.nodes + 2 * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
       }
+    }
+  }
+}
+
+TEST_CASE("Expander: a stop during a repeated hash (-g) ends a huge node at once, on every path") {
+  // keep_going() is asked only between pieces of 1,024 children, and the
+  // worker's asks the run only once enough nodes were counted; an abandoned
+  // batch counts none, so the expansion itself must stop.
+  TreeParams p;
+  p.type = TreeType::binomial;
+  p.b0 = 200000;
+  p.q = 0.1;
+  p.m = 3;
+  p.seed = 5;
+  p.granularity = 100;
+  std::atomic<int> stop{1};
+  interrupt::watch(&stop);
+  for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
+    if (!sha1::resolve(path)) continue;
+    CAPTURE(sha1::to_string(path));
+    const Tree tree(p, path);
+    Counts got;
+    VectorSink s;
+    Expander e(tree.sha1_path());
+    int asked = 0;
+    e.add(tree, tree.root(), got, s, [&] {
+      ++asked;
+      return true;
+    });
+    CHECK(e.abandoned());
+    CHECK(asked == 0);
+    CHECK(got.nodes == 0);
+  }
+  interrupt::watch(nullptr);
+}
+
+TEST_CASE("Expander: children that exactly fill a batch are still held until flushed") {
+  // On the AVX-512 path a full batch waits for the next one, with nothing
+  // in the batch being filled: pending() must still say so, or a thread
+  // holding it could be called empty (worker.hpp, ended_empty).
+  TreeParams p;
+  p.type = TreeType::balanced;
+  p.b0 = 3;
+  p.depth = 4;
+  for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
+    if (!sha1::resolve(path)) continue;
+    CAPTURE(sha1::to_string(path));
+    const Tree tree(p, path);
+    const std::uint32_t lanes = static_cast<std::uint32_t>(sha1::batch_lanes(path));
+    for (std::uint32_t batches : {1u, 2u}) {
+      CAPTURE(batches);
+      Node parent = tree.root();
+      parent.children = lanes * batches;
+      Counts got;
+      VectorSink s;
+      Expander e(tree.sha1_path());
+      e.add(tree, parent, got, s);
+      // The lane path hashes a full batch at once; the slot path holds the last one.
+      CHECK(e.pending() == (path == sha1::Path::avx512));
+      CHECK(got.nodes == (path == sha1::Path::avx512 ? lanes * (batches - 1) : lanes * batches));
+      while (e.flush(tree, got, s)) {
+      }
+      CHECK_FALSE(e.pending());
+      CHECK(got.nodes == lanes * batches);
     }
   }
 }
