@@ -35,6 +35,18 @@ Counts traverse_plain(const Tree& tree) {
   }
   return c;
 }
+
+// A binomial tree whose root has `children` children (past kHugeNode:
+// expanded in pieces), each with 3 children with probability 0.1.
+TreeParams huge_root(int children) {
+  TreeParams p;
+  p.type = TreeType::binomial;
+  p.b0 = children;
+  p.q = 0.1;
+  p.m = 3;
+  p.seed = 5;
+  return p;
+}
 }  // namespace
 
 TEST_CASE("Expander: children of several nodes hashed together visit exactly the same tree") {
@@ -50,10 +62,7 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
   bin.q = 0.12;
   bin.m = 7;
   bin.seed = 5;
-  TreeParams huge = bin;  // a root past kHugeNode: expanded in pieces
-  huge.b0 = 5000;
-  huge.q = 0.1;
-  huge.m = 3;
+  const TreeParams huge = huge_root(5000);
   TreeParams slow = geo;  // -g 2: the hash repeated (the slot path's two-call form)
   slow.granularity = 2;
   for (const TreeParams& p : {geo, bin, huge, slow}) {
@@ -89,12 +98,7 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
 }
 
 TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children, and stops when told") {
-  TreeParams p;
-  p.type = TreeType::binomial;
-  p.b0 = 5000;
-  p.q = 0.1;
-  p.m = 3;
-  p.seed = 5;
+  const TreeParams p = huge_root(5000);
   for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
     if (!sha1::resolve(path)) continue;
     CAPTURE(sha1::to_string(path));
@@ -130,12 +134,7 @@ TEST_CASE("Expander: a stop during a repeated hash (-g) ends a huge node at once
   // keep_going() is asked only between pieces of 1,024 children, and the
   // worker's asks the run only once enough nodes were counted; an abandoned
   // batch counts none, so the expansion itself must stop.
-  TreeParams p;
-  p.type = TreeType::binomial;
-  p.b0 = 200000;
-  p.q = 0.1;
-  p.m = 3;
-  p.seed = 5;
+  TreeParams p = huge_root(200000);
   p.granularity = 100;
   std::atomic<int> stop{1};
   interrupt::watch(&stop);

@@ -72,13 +72,17 @@ std::vector<TreeParams> trees() {
   return out;
 }
 
+// false (and says so) on a CPU without AVX-512, where `what` is not run.
+bool have_avx512(const char* what) {
+  if (sha1::cpu_has_avx512()) return true;
+  MESSAGE("this CPU has no AVX-512: ", what, " is not run here");
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
-  if (!sha1::cpu_has_avx512()) {
-    MESSAGE("this CPU has no AVX-512: the vector visit is not run here");
-    return;
-  }
+  if (!have_avx512("the vector visit")) return;
   std::mt19937 rng(99);
   std::size_t lanes_checked = 0;
   for (const TreeParams& p : trees()) {
@@ -142,10 +146,7 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
 }
 
 TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ and the scalar rules lane by lane") {
-  if (!sha1::cpu_has_avx512()) {
-    MESSAGE("this CPU has no AVX-512: the slot batch visit is not run here");
-    return;
-  }
+  if (!have_avx512("the slot batch visit")) return;
   std::mt19937 rng(17);
   std::size_t lanes_checked = 0;
   for (const TreeParams& p : trees()) {
