@@ -79,6 +79,27 @@ bool have_avx512(const char* what) {
   return false;
 }
 
+// What a visit of lanes 0 .. n-1 must report, summed lane by lane from the
+// scalar rules.
+struct ExpectedVisit {
+  std::uint32_t inner = 0, kept = 0, max_height = 0;
+  std::uint64_t checksum = 0;
+  void add(int lane, std::uint32_t children, const sha1::Words& id, std::uint32_t height) {
+    if (children != 0) {
+      inner |= 1u << lane;
+      ++kept;
+    }
+    checksum += checksum_term(id);
+    max_height = height > max_height ? height : max_height;
+  }
+  void check(const Tree::BatchVisit& v) const {
+    CHECK(v.inner == inner);
+    CHECK(v.kept == kept);
+    CHECK(v.checksum == checksum);
+    CHECK(v.max_height == max_height);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
@@ -118,25 +139,16 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
       alignas(64) std::uint32_t children[sha1::kMaxLanes];
       Tree::BatchVisit v;
       tree.visit_batch_avx512(ids, heights, n, children, v);
-      std::uint32_t inner = 0, kept = 0, max_height = 0;
-      std::uint64_t checksum = 0;
+      ExpectedVisit want_v;
       std::size_t bad = 0;
       for (int j = 0; j < n; ++j) {
         const auto want = static_cast<std::uint32_t>(scalar.num_children(ids.word[4][j], heights[j]));
         bad += children[j] != want;
-        if (want != 0) {
-          inner |= 1u << j;
-          ++kept;
-        }
-        checksum += checksum_term(ids.get(j));
-        max_height = heights[j] > max_height ? heights[j] : max_height;
+        want_v.add(j, want, ids.get(j), heights[j]);
         ++lanes_checked;
       }
       CHECK(bad == 0);
-      CHECK(v.inner == inner);
-      CHECK(v.kept == kept);
-      CHECK(v.checksum == checksum);
-      CHECK(v.max_height == max_height);
+      want_v.check(v);
     }
     // Truncations (a count cut to the 100 cap) noted once per live lane,
     // never for the unused lanes past n.
@@ -179,8 +191,7 @@ TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ an
       tree.hash_visit_slots_avx512(batch, slot_heights, n, ids, heights, children, v);
       sha1::child_ids_avx512(batch, ids2);
       tree.visit_slots_avx512(ids2, batch, slot_heights, n, heights2, children2, v2);
-      std::uint32_t inner = 0, kept = 0, max_height = 0;
-      std::uint64_t checksum = 0;
+      ExpectedVisit want_v;
       std::size_t bad = 0;
       for (int j = 0; j < n; ++j) {
         const sha1::Words id = sha1::child_id(batch.parent(j), batch.index(j));
@@ -192,23 +203,12 @@ TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ an
         const auto want = static_cast<std::uint32_t>(scalar.num_children(id[4], h));
         bad += children[j] != want;
         bad += children2[j] != want;
-        if (want != 0) {
-          inner |= 1u << j;
-          ++kept;
-        }
-        checksum += checksum_term(id);
-        max_height = h > max_height ? h : max_height;
+        want_v.add(j, want, id, h);
         ++lanes_checked;
       }
       CHECK(bad == 0);
-      CHECK(v.inner == inner);
-      CHECK(v.kept == kept);
-      CHECK(v.checksum == checksum);
-      CHECK(v.max_height == max_height);
-      CHECK(v2.inner == inner);
-      CHECK(v2.kept == kept);
-      CHECK(v2.checksum == checksum);
-      CHECK(v2.max_height == max_height);
+      want_v.check(v);
+      want_v.check(v2);
     }
   }
   CHECK(lanes_checked > 100000);
