@@ -11,8 +11,11 @@
 //                               parent per call, the next parent from this
 //                               call's ids (absent without AVX-512)
 //   avx512_independent_blocks_per_sec  the same kernel on batches that do not
-//                               depend on each other: its throughput, the
-//                               figure a traversal is measured against
+//                               depend on each other: its throughput
+//   avx512_pair_blocks_per_sec  the kernel on two slot batches per call, their
+//                               rounds interleaved, calls independent: the
+//                               kernel the traversal runs, and the figure it
+//                               is measured against
 //   auto_path                   what --sha1 auto chooses here
 // usage: uts-sha1-rate [BLOCKS]   (default 50 million)
 #include <cstdint>
@@ -94,6 +97,18 @@ int main(int argc, char** argv) {
       fold ^= ids.word[4][0];
     }
     std::printf("avx512_independent_blocks_per_sec %.0f\n", double(calls * kLanes) / seconds_since(start));
+    // Pairs of slot batches (four parents of four children each), as the
+    // traversal hashes them.
+    uts::sha1::SlotBatch pair[2];
+    for (int q = 0; q < 2; ++q)
+      for (int s = 0; s < 4; ++s) pair[q].put(s, uts::sha1::Words{1, 2, 3, 4, static_cast<std::uint32_t>(4 * q + s)}, 4 * s, 0);
+    start = Clock::now();
+    for (std::uint64_t c = 0; c < calls / 2; ++c) {
+      pair[c & 1].first[c & 3] = static_cast<std::uint32_t>(c);
+      uts::sha1::child_ids_avx512(pair[0], pair[1], ids);
+      fold ^= ids.word[4][0];
+    }
+    std::printf("avx512_pair_blocks_per_sec %.0f\n", double(calls / 2 * 2 * kLanes) / seconds_since(start));
   }
   std::printf("auto_path %s\n", uts::sha1::to_string(*uts::sha1::resolve(uts::sha1::Path::automatic)));
   std::printf("blocks %llu\nfold %08x\n", static_cast<unsigned long long>(blocks), fold);

@@ -36,6 +36,13 @@ UTS_AVX512 void child_ids_avx512(const SlotBatch& in, Ids& out) {
   compress(w, out);
 }
 
+UTS_AVX512 void child_ids_avx512(const SlotBatch& first, const SlotBatch& second, Ids& out) {
+  V w[2][16];
+  load_slots(first, w[0]);
+  load_slots(second, w[1]);
+  compress_n<2>(w, out);
+}
+
 }  // namespace uts::sha1
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -50,6 +57,10 @@ namespace uts::sha1 {
 void child_ids_avx512(const Batch& in, Ids& out) { child_ids_cryptopp(in, kMaxLanes, out); }
 void child_ids_avx512(const SlotBatch& in, Ids& out) {
   for (int l = 0; l < kMaxLanes; ++l) out.put(l, child_id(in.parent(l), in.index(l)));
+}
+void child_ids_avx512(const SlotBatch& first, const SlotBatch& second, Ids& out) {
+  for (int l = 0; l < kMaxLanes; ++l) out.put(l, child_id(first.parent(l), first.index(l)));
+  for (int l = 0; l < kMaxLanes; ++l) out.put(kMaxLanes + l, child_id(second.parent(l), second.index(l)));
 }
 }  // namespace uts::sha1
 

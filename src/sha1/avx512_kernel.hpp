@@ -37,54 +37,72 @@ UTS_AVX512_KERNEL inline V ternary(V a, V b, V c) {
                                 reinterpret_cast<__m512i>(c), Imm));
 }
 
-// Sixteen compressions of the messages whose words 0-5 are w[0..5].
-[[gnu::always_inline]] UTS_AVX512_KERNEL inline void compress(V* w, Ids& out) {
-  w[6] = splat(0x80000000u);
-  for (int k = 7; k < 15; ++k) w[k] = splat(0);
-  w[15] = splat(24 * 8);
-
+// NB x 16 compressions, of the messages whose words 0-5 are w[q][0..5];
+// batch q's digests go to columns 16q.. of `out`. With NB = 2 the rounds of
+// the two batches alternate: each batch's rounds are one chain of dependent
+// instructions, and a second chain beside it fills the vector pipes the
+// first leaves idle (results/benchmarks/2026-11-24-kernel-ceiling.md:
+// 132.5 against 118-119 M blocks/s).
+template <int NB>
+[[gnu::always_inline]] UTS_AVX512_KERNEL inline void compress_n(V (&w)[NB][16], Ids& out) {
+  static_assert(NB >= 1 && 16 * NB <= 2 * kMaxLanes);
   const std::uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-  V a = splat(iv[0]), b = splat(iv[1]), c = splat(iv[2]), d = splat(iv[3]), e = splat(iv[4]);
+  V st[NB][5];
+  for (int q = 0; q < NB; ++q) {
+    w[q][6] = splat(0x80000000u);
+    for (int k = 7; k < 15; ++k) w[q][k] = splat(0);
+    w[q][15] = splat(24 * 8);
+    for (int k = 0; k < 5; ++k) st[q][k] = splat(iv[k]);
+  }
 #pragma GCC unroll 80
   for (int t = 0; t < 80; ++t) {
-    if (t >= 16) {
-      const int i = t & 15;
-      // W[t] = rol1(W[t-3] ^ W[t-8] ^ W[t-14] ^ W[t-16]), in a window of 16.
-      w[i] = rol<1>(w[(t - 3) & 15] ^ w[(t - 8) & 15] ^ w[(t - 14) & 15] ^ w[i]);
+#pragma GCC unroll 2
+    for (int q = 0; q < NB; ++q) {
+      V& a = st[q][0];
+      V& b = st[q][1];
+      V& c = st[q][2];
+      V& d = st[q][3];
+      V& e = st[q][4];
+      if (t >= 16) {
+        const int i = t & 15;
+        // W[t] = rol1(W[t-3] ^ W[t-8] ^ W[t-14] ^ W[t-16]), in a window of 16.
+        w[q][i] = rol<1>(w[q][(t - 3) & 15] ^ w[q][(t - 8) & 15] ^ w[q][(t - 14) & 15] ^ w[q][i]);
+      }
+      // rol30(b) first: then b is dead after f, and vpternlogd (whose first
+      // operand is also its destination) can overwrite it without a copy.
+      const V b30 = rol<30>(b);
+      V f;
+      std::uint32_t k;
+      if (t < 20) {
+        f = ternary<0xCA>(b, c, d);  // Ch: b ? c : d
+        k = 0x5A827999u;
+      } else if (t < 40) {
+        f = ternary<0x96>(b, c, d);  // Parity: b ^ c ^ d
+        k = 0x6ED9EBA1u;
+      } else if (t < 60) {
+        f = ternary<0xE8>(b, c, d);  // Maj
+        k = 0x8F1BBCDCu;
+      } else {
+        f = ternary<0x96>(b, c, d);
+        k = 0xCA62C1D6u;
+      }
+      // (K + W[t]) first: a constant when W[t] is one.
+      const V temp = rol<5>(a) + f + e + (splat(k) + w[q][t & 15]);
+      e = d;
+      d = c;
+      c = b30;
+      b = a;
+      a = temp;
     }
-    // rol30(b) first: then b is dead after f, and vpternlogd (whose first
-    // operand is also its destination) can overwrite it without a copy.
-    const V b30 = rol<30>(b);
-    V f;
-    std::uint32_t k;
-    if (t < 20) {
-      f = ternary<0xCA>(b, c, d);  // Ch: b ? c : d
-      k = 0x5A827999u;
-    } else if (t < 40) {
-      f = ternary<0x96>(b, c, d);  // Parity: b ^ c ^ d
-      k = 0x6ED9EBA1u;
-    } else if (t < 60) {
-      f = ternary<0xE8>(b, c, d);  // Maj
-      k = 0x8F1BBCDCu;
-    } else {
-      f = ternary<0x96>(b, c, d);
-      k = 0xCA62C1D6u;
-    }
-    // (K + W[t]) first: a constant when W[t] is one.
-    const V temp = rol<5>(a) + f + e + (splat(k) + w[t & 15]);
-    e = d;
-    d = c;
-    c = b30;
-    b = a;
-    a = temp;
   }
-  *reinterpret_cast<V*>(out.word[0]) = a + splat(iv[0]);
-  *reinterpret_cast<V*>(out.word[1]) = b + splat(iv[1]);
-  *reinterpret_cast<V*>(out.word[2]) = c + splat(iv[2]);
-  *reinterpret_cast<V*>(out.word[3]) = d + splat(iv[3]);
-  *reinterpret_cast<V*>(out.word[4]) = e + splat(iv[4]);
+  for (int q = 0; q < NB; ++q)
+    for (int k = 0; k < 5; ++k) *reinterpret_cast<V*>(out.word[k] + 16 * q) = st[q][k] + splat(iv[k]);
 }
 
+// Sixteen compressions of the messages whose words 0-5 are w[0..5].
+[[gnu::always_inline]] UTS_AVX512_KERNEL inline void compress(V (&w)[16], Ids& out) {
+  compress_n<1>(reinterpret_cast<V(&)[1][16]>(w), out);
+}
 
 // The lanes' words 0-5 from a SlotBatch: one vpermd per word.
 [[gnu::always_inline]] UTS_AVX512_KERNEL inline void load_slots(const SlotBatch& in, V* w) {

@@ -132,6 +132,9 @@ void child_ids_shani(const Batch& in, int count, Ids& out);
 void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
 // All sixteen lanes of a SlotBatch (sha1/avx512.cpp; only where cpu_has_avx512()).
 void child_ids_avx512(const SlotBatch& in, Ids& out);
+// Two slot batches in one call, their rounds interleaved: `first` in columns
+// 0-15 of out, `second` in 16-31.
+void child_ids_avx512(const SlotBatch& first, const SlotBatch& second, Ids& out);
 inline void child_ids(Path path, const Batch& in, int count, Ids& out) {
   if (path == Path::avx512) child_ids_avx512(in, out);
   else if (path == Path::shani) child_ids_shani(in, count, out);

@@ -73,14 +73,18 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            start, and a byte per lane naming the slot; the
 //                            children's height beside it, Slots::heights),
 //                            spread over the lanes by permutes in the
-//                            kernel. Two slot batches, one filling and one
-//                            full and waiting: a batch is hashed when the
+//                            kernel. Slot batches go in pairs, hashed in one
+//                            kernel call with their rounds interleaved (one
+//                            batch's rounds are a chain of dependent
+//                            instructions that leaves the vector pipes idle
+//                            a tenth of the time). Two pairs, one filling and
+//                            one full and waiting: a pair is hashed when the
 //                            other fills up, so the kernel's 64-byte loads
-//                            read stores that committed a batch earlier
-//                            (over stores still in the store buffer they
-//                            would wait for all of them).
-// At most 2 x 16 - 1 children wait between calls on the slot path, and
-// lanes - 1 on the lane path; the depth-first order moves by at most two
+//                            read stores that committed a pair earlier (over
+//                            stores still in the store buffer they would
+//                            wait for all of them).
+// At most 4 x 16 - 1 children wait between calls on the slot path, and
+// lanes - 1 on the lane path; the depth-first order moves by at most four
 // batches.
 class Expander {
  public:
@@ -110,28 +114,33 @@ class Expander {
   // A child batch or the rest of a huge node was given up (the run stops).
   bool abandoned() const { return abandoned_; }
   // Children are queued, not yet hashed.
-  bool pending() const { return waiting_ || pending_ != 0; }
+  bool pending() const { return waiting_ || pending_ != 0 || half_ != 0; }
 
-  // Hash what is queued, one batch per call (on the slot path the waiting
-  // batch first: it was queued first, so the depth-first order moves least;
-  // either order is exact); false when nothing was. Called until it returns
-  // false, it leaves nothing queued.
+  // Hash what is queued, one batch (slot path: one pair) per call (on the
+  // slot path the waiting pair first: it was queued first, so the
+  // depth-first order moves least; either order is exact); false when
+  // nothing was. Called until it returns false, it leaves nothing queued.
   template <class Sink>
   bool flush(const Tree& tree, Counts& counts, Sink& sink) {
     if (waiting_) {
       waiting_ = false;
-      run_slots(tree, slots_buf_[filling_ ^ 1], lanes_, counts, sink);
+      run_pair(tree, slots_buf_[filling_ ^ 1], lanes_, counts, sink);
       return true;
     }
-    if (pending_ == 0) return false;
+    if (pending_ == 0 && half_ == 0) return false;
     if (!slots_) {
       run_lanes(tree, counts, sink);
       return true;
     }
     const int n = pending_;
+    const int half = half_;
     pending_ = 0;
     nslots_ = 0;
-    run_slots(tree, slots_buf_[filling_], n, counts, sink);
+    half_ = 0;
+    Slots* pair = slots_buf_[filling_];
+    if (half == 0) run_slots(tree, pair[0], n, counts, sink);  // the first batch, part-filled
+    else if (n == 0) run_slots(tree, pair[0], lanes_, counts, sink);  // the first full, the second empty
+    else run_pair(tree, pair, n, counts, sink);
     return true;
   }
 
@@ -202,7 +211,7 @@ class Expander {
     // GCC reloaded every one of them after each store.
     int pending = pending_, nslots = nslots_;
     for (;;) {
-      Slots& b = slots_buf_[filling_];
+      Slots& b = slots_buf_[filling_][half_];
       b.batch.put(nslots, parent.id, pending, first);
       b.heights[nslots] = height;
       ++nslots;
@@ -221,16 +230,38 @@ class Expander {
     }
   }
 
-  // The filling slot batch is full: hash the waiting one (if any), and this
-  // one waits in its place.
+  // The filling slot batch is full. The first of a pair: fill the second.
+  // The second: hash the waiting pair (if any), and this pair waits in its
+  // place.
   template <class Sink>
   [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink) {
+    pending_ = 0;
+    nslots_ = 0;
+    if (half_ == 0) {
+      half_ = 1;
+      return;
+    }
+    half_ = 0;
     const bool was_waiting = waiting_;
     waiting_ = true;
     filling_ ^= 1;
-    pending_ = 0;
-    nslots_ = 0;
-    if (was_waiting) run_slots(tree, slots_buf_[filling_], lanes_, counts, sink);
+    if (was_waiting) run_pair(tree, slots_buf_[filling_], lanes_, counts, sink);
+  }
+
+  // A pair of slot batches: the first full, the second with n lanes.
+  template <class Sink>
+  [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink) {
+    if (tree.granularity() != 1) {  // -g: a batch at a time, through child_ids() (which polls for a stop)
+      run_slots(tree, pair[0], lanes_, counts, sink);
+      if (!abandoned_) run_slots(tree, pair[1], n, counts, sink);
+      return;
+    }
+    alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
+    Tree::BatchVisit v;
+    tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
+                                     heights_, children, v);
+    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
+    push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink);
   }
 
   template <class Sink>
@@ -285,6 +316,7 @@ class Expander {
   void abandon() {
     pending_ = 0;
     nslots_ = 0;
+    half_ = 0;
     waiting_ = false;
     abandoned_ = true;
   }
@@ -316,11 +348,12 @@ class Expander {
   sha1::Ids ids_;
   alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights (lane path: as the batch's columns)
   sha1::Batch batch_;  // the lane path's batch
-  Slots slots_buf_[2];  // the slot path's batches: filling_ and the other one
-  int pending_ = 0;     // lanes queued in the batch being filled
-  int nslots_ = 0;      // slots used in slots_buf_[filling_]
+  Slots slots_buf_[2][2];  // the slot path's pairs of batches: filling_ and the other one
+  int pending_ = 0;        // lanes queued in the batch being filled
+  int nslots_ = 0;         // slots used in slots_buf_[filling_][half_]
   int filling_ = 0;
-  bool waiting_ = false;  // slots_buf_[filling_ ^ 1] is full, not yet hashed
+  int half_ = 0;          // the batch of pair filling_ being filled (0: the first is not full)
+  bool waiting_ = false;  // pair slots_buf_[filling_ ^ 1] is full, not yet hashed
   int lanes_;
   bool slots_;
   bool abandoned_ = false;

@@ -108,6 +108,14 @@ class Tree {
   // (a repeated hash goes through child_ids(), which polls for a stop).
   void hash_visit_slots_avx512(const sha1::SlotBatch& in, const std::uint32_t* slot_heights, int n, sha1::Ids& ids,
                                std::uint32_t* heights, std::uint32_t* children, BatchVisit& out) const;
+  // The same for two slot batches, the first full (16 lanes) and the second
+  // with n, their rounds interleaved in one kernel. Batch q's lanes are
+  // columns 16q + l of ids, heights and children, and bit 16q + l of
+  // out.inner.
+  void hash_visit_slot_pair_avx512(const sha1::SlotBatch& first, const std::uint32_t* first_heights,
+                                   const sha1::SlotBatch& second, const std::uint32_t* second_heights, int n,
+                                   sha1::Ids& ids, std::uint32_t* heights, std::uint32_t* children,
+                                   BatchVisit& out) const;
   int granularity() const { return params_.granularity; }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
@@ -131,6 +139,11 @@ class Tree {
   std::uint64_t truncations() const { return truncations_.value.load(std::memory_order_relaxed); }
 
  private:
+  // visit_batch_avx512 on n lanes, 1 to 32 (columns 0 .. n-1 of ids,
+  // heights and children).
+  void visit_lanes_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
+                          BatchVisit& out) const;
+
   // u < q with u = v / 2^s exactly (a power-of-two scale), so for an integer
   // v: u < q  <=>  v < ceil(q * 2^s), an integer compare (built in the constructor).
   int binomial_children(std::uint32_t x) const { return (x & variate_mask_) < binomial_below_ ? params_.m : 0; }

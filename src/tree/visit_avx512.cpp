@@ -65,78 +65,98 @@ UTS_AVX512 inline __m512i checksum_terms(__m256i w0, __m256i w1) {
 
 UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n,
                                          std::uint32_t* children, BatchVisit& out) const {
-  const __mmask16 live = static_cast<__mmask16>(n >= 16 ? 0xFFFFu : (1u << n) - 1u);
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i h = _mm512_loadu_si512(heights);
-  const __m512i x = _mm512_load_si512(ids.word[4]);
-  const __m512i v = _mm512_and_si512(x, splat(variate_mask_));
-
-  const auto m = static_cast<std::uint32_t>(params_.m);
-  const auto root_children = static_cast<std::uint32_t>(binomial_root_children_);
-  __m512i kids = zero;
-  __mmask16 unsettled = 0;
-  switch (params_.type) {
-    case TreeType::binomial:
-      kids = binomial_lanes(v, h, binomial_below_, m, root_children);
-      break;
-    case TreeType::geometric:
-      kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
-                             unsettled);
-      break;
-    case TreeType::hybrid: {
-      const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));
-      const __m512i g = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(),
-                                        kAmbiguous, unsettled);
-      kids = _mm512_mask_mov_epi32(binomial_lanes(v, h, binomial_below_, m, root_children), geo, g);
-      unsettled &= geo;
-      break;
-    }
-    case TreeType::balanced: {
-      const __mmask16 above = _mm512_cmplt_epu32_mask(h, splat(static_cast<std::uint32_t>(params_.depth)));
-      kids = _mm512_maskz_mov_epi32(above, splat(static_cast<std::uint32_t>(balanced_children_)));
-      break;
-    }
-  }
-  _mm512_storeu_si512(children, kids);
-  unsettled &= live;
-  if (unsettled != 0) {
-    for (unsigned m = unsettled; m != 0; m &= m - 1) {
-      const int j = __builtin_ctz(m);
-      children[j] = static_cast<std::uint32_t>(num_children(ids.word[4][j], heights[j]));
-    }
-    kids = _mm512_loadu_si512(children);
-  }
-  const __mmask16 inner = _mm512_mask_cmpneq_epi32_mask(live, kids, zero);
-  out.inner = inner;
-  out.kept = static_cast<std::uint32_t>(__builtin_popcount(inner));
-  // checksum_term(id) = (id[0] << 32) | id[1], summed mod 2^64 over live lanes.
-  const __m512i w0 = _mm512_load_si512(ids.word[0]), w1 = _mm512_load_si512(ids.word[1]);
-  const __m512i low = checksum_terms(_mm512_castsi512_si256(w0), _mm512_castsi512_si256(w1));
-  const __m512i high = checksum_terms(_mm512_maskz_extracti64x4_epi64(0xFF, w0, 1),
-                                      _mm512_maskz_extracti64x4_epi64(0xFF, w1, 1));
-  const __m512i sum = _mm512_add_epi64(_mm512_maskz_mov_epi64(static_cast<__mmask8>(live & 0xFF), low),
-                                       _mm512_maskz_mov_epi64(static_cast<__mmask8>(live >> 8), high));
-  out.checksum = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
-  out.max_height = static_cast<std::uint32_t>(_mm512_mask_reduce_max_epu32(live, h));
+  visit_lanes_avx512(ids, heights, n, children, out);
 }
 
-// Lane l's height is its slot's, written to heights[], then as above (the
-// load of heights there is forwarded from this store).
+// Sixteen lanes at a time; the sums and the highest height are kept in
+// vectors and reduced once, after both halves of a pair.
+UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n,
+                                         std::uint32_t* children, BatchVisit& out) const {
+  const __m512i zero = _mm512_setzero_si512();
+  const auto m = static_cast<std::uint32_t>(params_.m);
+  const auto root_children = static_cast<std::uint32_t>(binomial_root_children_);
+  std::uint32_t inner_all = 0;
+  __m512i sum = zero, highest = zero;
+  for (int col = 0; col < n; col += 16) {
+    const int left = n - col;
+    const __mmask16 live = static_cast<__mmask16>(left >= 16 ? 0xFFFFu : (1u << left) - 1u);
+    const __m512i h = _mm512_loadu_si512(heights + col);
+    const __m512i x = _mm512_load_si512(ids.word[4] + col);
+    const __m512i v = _mm512_and_si512(x, splat(variate_mask_));
+    __m512i kids = zero;
+    __mmask16 unsettled = 0;
+    switch (params_.type) {
+      case TreeType::binomial:
+        kids = binomial_lanes(v, h, binomial_below_, m, root_children);
+        break;
+      case TreeType::geometric:
+        kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
+                               unsettled);
+        break;
+      case TreeType::hybrid: {
+        const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));
+        const __m512i g = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(),
+                                          kAmbiguous, unsettled);
+        kids = _mm512_mask_mov_epi32(binomial_lanes(v, h, binomial_below_, m, root_children), geo, g);
+        unsettled &= geo;
+        break;
+      }
+      case TreeType::balanced: {
+        const __mmask16 above = _mm512_cmplt_epu32_mask(h, splat(static_cast<std::uint32_t>(params_.depth)));
+        kids = _mm512_maskz_mov_epi32(above, splat(static_cast<std::uint32_t>(balanced_children_)));
+        break;
+      }
+    }
+    _mm512_storeu_si512(children + col, kids);
+    unsettled &= live;
+    if (unsettled != 0) {
+      for (unsigned u = unsettled; u != 0; u &= u - 1) {
+        const int j = col + __builtin_ctz(u);
+        children[j] = static_cast<std::uint32_t>(num_children(ids.word[4][j], heights[j]));
+      }
+      kids = _mm512_loadu_si512(children + col);
+    }
+    const __mmask16 inner = _mm512_mask_cmpneq_epi32_mask(live, kids, zero);
+    inner_all |= static_cast<std::uint32_t>(inner) << col;
+    // checksum_term(id) = (id[0] << 32) | id[1], summed mod 2^64 over live lanes.
+    const __m512i w0 = _mm512_load_si512(ids.word[0] + col), w1 = _mm512_load_si512(ids.word[1] + col);
+    const __m512i low = checksum_terms(_mm512_castsi512_si256(w0), _mm512_castsi512_si256(w1));
+    const __m512i high = checksum_terms(_mm512_maskz_extracti64x4_epi64(0xFF, w0, 1),
+                                        _mm512_maskz_extracti64x4_epi64(0xFF, w1, 1));
+    sum = _mm512_add_epi64(sum, _mm512_maskz_mov_epi64(static_cast<__mmask8>(live & 0xFF), low));
+    sum = _mm512_add_epi64(sum, _mm512_maskz_mov_epi64(static_cast<__mmask8>(live >> 8), high));
+    highest = _mm512_max_epu32(highest, _mm512_maskz_mov_epi32(live, h));
+  }
+  out.inner = inner_all;
+  out.kept = static_cast<std::uint32_t>(__builtin_popcount(inner_all));
+  out.checksum = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+  out.max_height = static_cast<std::uint32_t>(_mm512_reduce_max_epu32(highest));
+}
+
+namespace {
+// Lane l's height is its slot's: heights[l] = slot_heights[in.slot[l]].
+UTS_AVX512 inline void slot_heights_to_lanes(const sha1::SlotBatch& in, const std::uint32_t* slot_heights,
+                                             std::uint32_t* heights) {
+  const __m512i slot = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(in.slot)));
+  _mm512_storeu_si512(heights, _mm512_permutexvar_epi32(slot, _mm512_loadu_si512(slot_heights)));
+}
+}  // namespace
+
+// The lanes' heights written to heights[], then as above (the loads of
+// heights there are forwarded from these stores).
 // hash_visit_slots_avx512 (below) is the same after hashing, in one call.
 UTS_AVX512 void Tree::visit_slots_avx512(const sha1::Ids& ids, const sha1::SlotBatch& in,
                                          const std::uint32_t* slot_heights, int n, std::uint32_t* heights,
                                          std::uint32_t* children, BatchVisit& out) const {
-  const __m512i slot = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(in.slot)));
-  _mm512_storeu_si512(heights, _mm512_permutexvar_epi32(slot, _mm512_loadu_si512(slot_heights)));
-  visit_batch_avx512(ids, heights, n, children, out);
+  slot_heights_to_lanes(in, slot_heights, heights);
+  visit_lanes_avx512(ids, heights, n, children, out);
 }
 
 // One call per batch on the traversal's path: the kernel's rounds inlined,
 // then the visit.
-UTS_AVX512 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch& in,
-                                                               const std::uint32_t* slot_heights, int n,
-                                                               sha1::Ids& ids, std::uint32_t* heights,
-                                                               std::uint32_t* children, BatchVisit& out) const {
+UTS_AVX512 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch& in, const std::uint32_t* slot_heights, int n,
+                                              sha1::Ids& ids, std::uint32_t* heights, std::uint32_t* children,
+                                              BatchVisit& out) const {
   using namespace sha1::avx512_kernel;
   V w[16];
   load_slots(in, w);
@@ -145,6 +165,21 @@ UTS_AVX512 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch& in,
   // function into another in this -fPIC library unless told), the whole was
   // 1.5% slower on T1L and T3L.
   visit_slots_avx512(ids, in, slot_heights, n, heights, children, out);
+}
+
+UTS_AVX512 void Tree::hash_visit_slot_pair_avx512(const sha1::SlotBatch& first, const std::uint32_t* first_heights,
+                                                  const sha1::SlotBatch& second,
+                                                  const std::uint32_t* second_heights, int n, sha1::Ids& ids,
+                                                  std::uint32_t* heights, std::uint32_t* children,
+                                                  BatchVisit& out) const {
+  using namespace sha1::avx512_kernel;
+  V w[2][16];
+  load_slots(first, w[0]);
+  load_slots(second, w[1]);
+  compress_n<2>(w, ids);
+  slot_heights_to_lanes(first, first_heights, heights);
+  slot_heights_to_lanes(second, second_heights, heights + sha1::kMaxLanes);
+  visit_lanes_avx512(ids, heights, sha1::kMaxLanes + n, children, out);
 }
 
 }  // namespace uts
@@ -163,6 +198,9 @@ void Tree::visit_slots_avx512(const sha1::Ids&, const sha1::SlotBatch&, const st
                               std::uint32_t*, BatchVisit&) const {}
 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch&, const std::uint32_t*, int, sha1::Ids&, std::uint32_t*,
                                    std::uint32_t*, BatchVisit&) const {}
+void Tree::hash_visit_slot_pair_avx512(const sha1::SlotBatch&, const std::uint32_t*, const sha1::SlotBatch&,
+                                       const std::uint32_t*, int, sha1::Ids&, std::uint32_t*, std::uint32_t*,
+                                       BatchVisit&) const {}
 
 }  // namespace uts
 

@@ -69,7 +69,7 @@ TEST_CASE("each fast kernel equals Crypto++ at every batch fill, 1 to 16, on ran
   }
 }
 
-TEST_CASE("the AVX-512 kernel on a slot batch equals Crypto++ in every lane, at every split into parents") {
+TEST_CASE("the AVX-512 kernel on a slot batch, alone and in a pair, equals Crypto++ in every lane, at every split into parents") {
   if (!sha1::resolve(sha1::Path::avx512)) {
     MESSAGE("this CPU has no avx512: the slot batch kernel is not tested here");
     return;
@@ -77,6 +77,7 @@ TEST_CASE("the AVX-512 kernel on a slot batch equals Crypto++ in every lane, at 
   std::mt19937 rng(2027);
   std::size_t mismatches = 0, checked = 0, slots_seen = 0;
   static sha1::SlotBatch batch;  // static: later batches keep the leftovers of earlier ones
+  static sha1::SlotBatch previous;
   for (int i = 0; i < 60000; ++i) {
     // The sixteen lanes cut into runs (one parent each) of random lengths,
     // from one run of 16 to sixteen runs of 1, as a traversal fills them:
@@ -105,15 +106,21 @@ TEST_CASE("the AVX-512 kernel on a slot batch equals Crypto++ in every lane, at 
       while (start > 0 && owner[start - 1] == owner[l]) --start;
       CHECK(batch.index(l) == firsts[owner[l]] + static_cast<std::uint32_t>(l - start));
     }
-    sha1::Ids got;
+    sha1::Ids got, pair;
     sha1::child_ids_avx512(batch, got);
+    // The same batch second in a pair, after the one before it.
+    sha1::child_ids_avx512(previous, batch, pair);
     // Every lane, the ones past the fill too: their slots are leftovers,
     // still below sixteen, and the kernel hashes them as the map says.
     for (int l = 0; l < sha1::kMaxLanes; ++l) {
       CHECK(batch.slot[l] < sha1::kMaxLanes);
-      mismatches += got.get(l) != sha1::child_id(batch.parent(l), batch.index(l));
+      const sha1::Words want = sha1::child_id(batch.parent(l), batch.index(l));
+      mismatches += got.get(l) != want;
+      mismatches += pair.get(sha1::kMaxLanes + l) != want;
+      mismatches += pair.get(l) != sha1::child_id(previous.parent(l), previous.index(l));
       ++checked;
     }
+    previous = batch;
   }
   CHECK(checked == 60000u * sha1::kMaxLanes);
   CHECK(slots_seen > 2u * 60000u);  // several parents per batch on average, not one run each

@@ -122,9 +122,10 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
         CHECK(asked == stop_at);
         CHECK(e.abandoned());
         // Stopped after stop_at pieces of at most 1,024 children: nothing
-        // past them was hashed, and at most a batch or two is left queued.
+        // past them was hashed, and at most four batches (the slot path's
+        // two pairs) less one lane are left queued.
         CHECK(got.nodes <= 1024u * static_cast<unsigned>(stop_at));
-        CHECK(got.nodes + 2 * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
+        CHECK(got.nodes + 4 * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
       }
     }
   }
@@ -158,9 +159,12 @@ TEST_CASE("Expander: a stop during a repeated hash (-g) ends a huge node at once
 }
 
 TEST_CASE("Expander: children that exactly fill a batch are still held until flushed") {
-  // On the AVX-512 path a full batch waits for the next one, with nothing
-  // in the batch being filled: pending() must still say so, or a thread
-  // holding it could be called empty (worker.hpp, ended_empty).
+  // On the AVX-512 path batches are hashed in pairs, and a full pair waits
+  // for the next one: with nothing in the batch being filled, pending()
+  // must still say so, or a thread holding it could be called empty
+  // (worker.hpp, ended_empty). Every state a flush starts from: the first
+  // batch of a pair full or part-filled, the second empty, part-filled or
+  // full, with and without a pair waiting.
   TreeParams p;
   p.type = TreeType::balanced;
   p.b0 = 3;
@@ -170,21 +174,37 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
     CAPTURE(sha1::to_string(path));
     const Tree tree(p, path);
     const std::uint32_t lanes = static_cast<std::uint32_t>(sha1::batch_lanes(path));
-    for (std::uint32_t batches : {1u, 2u}) {
-      CAPTURE(batches);
-      Node parent = tree.root();
-      parent.children = lanes * batches;
-      Counts got;
-      VectorSink s;
-      Expander e(tree.sha1_path());
-      e.add(tree, parent, got, s);
-      // The lane path hashes a full batch at once; the slot path holds the last one.
-      CHECK(e.pending() == (path == sha1::Path::avx512));
-      CHECK(got.nodes == (path == sha1::Path::avx512 ? lanes * (batches - 1) : lanes * batches));
-      while (e.flush(tree, got, s)) {
+    for (std::uint32_t batches : {1u, 2u, 3u, 4u, 5u, 6u}) {
+      for (std::uint32_t extra : {0u, 5u}) {
+        CAPTURE(batches);
+        CAPTURE(extra);
+        Node parent = tree.root();
+        parent.children = lanes * batches + extra;
+        Counts got;
+        VectorSink s;
+        Expander e(tree.sha1_path());
+        e.add(tree, parent, got, s);
+        // The lane path hashes a full batch at once. The slot path hashes a
+        // pair once the next pair is full: of p full pairs, p - 1.
+        const std::uint32_t pairs = batches / 2;
+        const std::uint32_t hashed =
+            path == sha1::Path::avx512 ? (pairs == 0 ? 0 : 2 * lanes * (pairs - 1)) : lanes * batches;
+        CHECK(e.pending() == (path == sha1::Path::avx512 || extra != 0));
+        CHECK(got.nodes == hashed);
+        int flushes = 0;
+        while (e.flush(tree, got, s)) ++flushes;
+        CHECK_FALSE(e.pending());
+        CHECK(got.nodes == lanes * batches + extra);
+        // The same children as expanded one node at a time, each once.
+        Counts want;
+        VectorSink w;
+        expand(tree, parent, want, w);
+        CHECK(got.leaves == want.leaves);
+        CHECK(got.checksum == want.checksum);
+        CHECK(got.max_depth == want.max_depth);
+        CHECK(s.nodes.size() == w.nodes.size());
+        if (path == sha1::Path::avx512) CHECK(flushes == (pairs != 0) + static_cast<int>(batches % 2 != 0 || extra != 0));
       }
-      CHECK_FALSE(e.pending());
-      CHECK(got.nodes == lanes * batches);
     }
   }
 }

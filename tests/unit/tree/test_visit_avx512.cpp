@@ -100,6 +100,25 @@ struct ExpectedVisit {
   }
 };
 
+// n lanes of `batch` in runs of 1-6 per parent slot, each parent random and
+// each slot with its own height (the children's), as the Expander queues them.
+void random_slots(std::mt19937& rng, const TreeParams& p, int n, sha1::SlotBatch& batch,
+                  std::uint32_t* slot_heights) {
+  int lane = 0, s = 0;
+  while (lane < n) {
+    const int run = 1 + static_cast<int>(rng() % 6);
+    const sha1::Words parent = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                                static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
+                                static_cast<std::uint32_t>(rng())};
+    batch.put(s, parent, lane, static_cast<std::uint32_t>(rng() % 50));
+    const std::uint32_t pick[] = {1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
+                                  600, static_cast<std::uint32_t>(rng() % 1000)};
+    slot_heights[s] = pick[rng() % 6];
+    lane += run;
+    ++s;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
@@ -168,22 +187,8 @@ TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ an
     sha1::SlotBatch batch;
     for (int rep = 0; rep < 2000; ++rep) {
       const int n = 1 + rep % sha1::kMaxLanes;
-      // Runs of lanes per parent slot, each slot with its own height (the
-      // children's), as the Expander queues them.
       alignas(64) std::uint32_t slot_heights[sha1::kMaxLanes] = {};
-      int lane = 0, s = 0;
-      while (lane < n) {
-        const int run = 1 + static_cast<int>(rng() % 6);
-        const sha1::Words parent = {static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                                    static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
-                                    static_cast<std::uint32_t>(rng())};
-        batch.put(s, parent, lane, static_cast<std::uint32_t>(rng() % 50));
-        const std::uint32_t pick[] = {1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
-                                      600, static_cast<std::uint32_t>(rng() % 1000)};
-        slot_heights[s] = pick[rng() % 6];
-        lane += run;
-        ++s;
-      }
+      random_slots(rng, p, n, batch, slot_heights);
       sha1::Ids ids, ids2;
       alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {}, heights2[2 * sha1::kMaxLanes] = {};
       alignas(64) std::uint32_t children[sha1::kMaxLanes], children2[sha1::kMaxLanes];
@@ -209,6 +214,47 @@ TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ an
       CHECK(bad == 0);
       want_v.check(v);
       want_v.check(v2);
+    }
+  }
+  CHECK(lanes_checked > 100000);
+}
+
+TEST_CASE("AVX-512 pair of slot batches: hashed together and visited equals Crypto++ and the scalar rules lane by lane") {
+  if (!have_avx512("the slot batch pair")) return;
+  std::mt19937 rng(23);
+  std::size_t lanes_checked = 0;
+  for (const TreeParams& p : trees()) {
+    const Tree tree(p, sha1::Path::avx512);
+    const Tree scalar(p, sha1::Path::avx512);
+    CAPTURE(static_cast<int>(p.type));
+    sha1::SlotBatch pair[2];
+    for (int rep = 0; rep < 1000; ++rep) {
+      const int n = 1 + rep % sha1::kMaxLanes;  // the second batch's fill; the first is full
+      CAPTURE(n);
+      alignas(64) std::uint32_t slot_heights[2][sha1::kMaxLanes] = {};
+      random_slots(rng, p, sha1::kMaxLanes, pair[0], slot_heights[0]);
+      random_slots(rng, p, n, pair[1], slot_heights[1]);
+      sha1::Ids ids;
+      alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
+      alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
+      Tree::BatchVisit v;
+      tree.hash_visit_slot_pair_avx512(pair[0], slot_heights[0], pair[1], slot_heights[1], n, ids, heights, children,
+                                       v);
+      ExpectedVisit want_v;
+      std::size_t bad = 0;
+      for (int j = 0; j < sha1::kMaxLanes + n; ++j) {
+        const int q = j / sha1::kMaxLanes, l = j % sha1::kMaxLanes;
+        const sha1::Words id = sha1::child_id(pair[q].parent(l), pair[q].index(l));
+        const std::uint32_t h = slot_heights[q][pair[q].slot[l]];
+        bad += ids.get(j) != id;
+        bad += heights[j] != h;
+        const auto want = static_cast<std::uint32_t>(scalar.num_children(id[4], h));
+        bad += children[j] != want;
+        want_v.add(j, want, id, h);
+        ++lanes_checked;
+      }
+      CHECK(bad == 0);
+      want_v.check(v);
     }
   }
   CHECK(lanes_checked > 100000);
