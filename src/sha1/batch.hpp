@@ -114,8 +114,9 @@ struct SlotBatch {
 };
 
 // The ids hashed from a Batch, lane by lane in the same columns.
-// Columns kMaxLanes.. are scratch, as in Batch (the SHA-NI kernel stores
-// four lanes at a time).
+// Columns kMaxLanes.. hold the second batch of an AVX-512 pair
+// (child_ids_avx512(first, second, out)); elsewhere they are scratch, as in
+// Batch (the SHA-NI kernel stores four lanes at a time).
 struct Ids {
   alignas(64) std::uint32_t word[5][2 * kMaxLanes];
   Words get(int lane) const { return {word[0][lane], word[1][lane], word[2][lane], word[3][lane], word[4][lane]}; }
