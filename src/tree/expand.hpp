@@ -59,9 +59,9 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 
 // Expansion across nodes: children of successive nodes are queued and hashed
 // a full batch at a time (6 lanes for SHA-NI: sha1::batch_lanes; for
-// AVX-512 a pair of 16-lane batches, or a lone batch when flushed), so nodes with one to three children (a third of a
-// geometric tree's nodes, every expanded node of a binomial tree with m = 2)
-// still fill the lanes. A traversal calls add() for each node it pops and
+// AVX-512 a pair of 16-lane batches, or a lone batch when flushed), so
+// nodes with one to three children (a third of a geometric tree's nodes,
+// every expanded node of a binomial tree with m = 2) still fill the lanes. A traversal calls add() for each node it pops and
 // flush() when it has nothing left to pop; until then the queued children
 // are work this thread holds.
 //
