@@ -41,6 +41,7 @@ Tree::Tree(const TreeParams& params, sha1::Path path)
     build_thresholds();
     threshold_heights_ = static_cast<std::uint32_t>(thresholds_.size());
     build_buckets();
+    build_shared_row();
   }
 }
 
@@ -101,6 +102,27 @@ void Tree::build_buckets() {
         buckets_[(std::size_t{h} << kBucketBits) + b] = static_cast<std::uint8_t>(n);
     }
   }
+}
+
+void Tree::build_shared_row() {
+  if (params_.type != TreeType::geometric || params_.shape != GeoShape::fixed || params_.depth < 1) return;
+  if (threshold_heights_ == 0) return;
+  const HeightThresholds& row = thresholds_[0];
+  if (row.count == 0) return;
+  const auto depth = static_cast<std::uint32_t>(params_.depth);
+  const std::uint32_t below = std::min(depth, threshold_heights_);
+  // Every height below the depth has the same b_h = b0, so the same row;
+  // checked rather than assumed.
+  for (std::uint32_t h = 1; h < below; ++h)
+    if (!std::equal(row.first_v, row.first_v + HeightThresholds::kEntries, thresholds_[h].first_v)) return;
+  const std::uint64_t range = params_.rng == RngConvention::uts ? (1ull << 31) : (1ull << 32);
+  constexpr int kRow = 31;
+  if (row.count >= kRow && (range - row.first_v[kRow - 1]) * 32 > range) return;  // too many lanes past the row
+  for (int j = 0; j < 32; ++j)
+    shared_row_[j] = j < std::min(row.count, kRow) ? static_cast<std::uint32_t>(row.first_v[j]) : 0xFFFFFFFFu;
+  shared_row_cap_ = static_cast<std::uint32_t>(std::min(row.count, kRow - 1));
+  no_children_from_ = depth;
+  shared_row_below_ = below;
 }
 
 Node Tree::root() const {

@@ -117,6 +117,10 @@ class Tree {
                                    sha1::Ids& ids, std::uint32_t* heights, std::uint32_t* children,
                                    BatchVisit& out) const;
   int granularity() const { return params_.granularity; }
+  // Whether the AVX-512 visit counts geometric children against one row of
+  // thresholds held in registers (see shared_row_) instead of gathering
+  // from the bucket tables. For tests.
+  bool geometric_row_in_registers() const { return shared_row_below_ != 0; }
 
   // Exposed for tests: the log-per-node path the fast path must agree with.
   int num_children_exact(std::uint32_t id_word4, std::uint32_t height) const {
@@ -210,6 +214,7 @@ class Tree {
   double exact_count(std::uint64_t v, double log_1mp) const;
   void build_thresholds();
   void build_buckets();
+  void build_shared_row();
 
   static constexpr std::uint64_t kThresholdMargin = 8;
   struct HeightThresholds {
@@ -239,6 +244,23 @@ class Tree {
   std::vector<std::uint8_t> buckets_;
   std::uint32_t bucket_heights_ = 0;
   int bucket_shift_ = 0;
+  // A fixed-shape geometric tree has one row of thresholds for every height
+  // below its depth and no children at or past it. The AVX-512 visit then
+  // counts a lane's thresholds by a binary search in two registers
+  // (visit_avx512.cpp), with no gather and no ambiguous buckets:
+  //   shared_row_[j]     first_v[j] of that row for j < 31 (past its count,
+  //                      and at j = 31, ~0)
+  //   shared_row_below_  heights below it use the row (0: not used)
+  //   shared_row_cap_    min(count, 30): a search past it is unsettled
+  //   no_children_from_  heights at or past it have no children
+  // Lanes between shared_row_below_ and no_children_from_ (a depth past the
+  // threshold tables), past the cap, or within the margin of a threshold
+  // take num_children(). Built when at most 1/32 of the numerators lie past
+  // the row's 31st threshold (b0 up to about 8), so few lanes do.
+  alignas(64) std::uint32_t shared_row_[32] = {};
+  std::uint32_t shared_row_below_ = 0;
+  std::uint32_t shared_row_cap_ = 0;
+  std::uint32_t no_children_from_ = 0;
   std::uint32_t variate_mask_ = 0xFFFFFFFFu;   // the bits of x that make the variate's numerator
   std::uint64_t binomial_below_ = 0;           // numerators below it have m children
   // Own cache line: the rest of Tree is read-shared by all threads.

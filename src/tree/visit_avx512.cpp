@@ -6,9 +6,13 @@
 //
 // The rules, vectorised where they are a compare or a table lookup:
 //   binomial   (x & mask) < below ? m : 0, the root's count at height 0
-//   geometric  the per-height bucket table (tree.hpp), gathered; a lane whose
-//              bucket is ambiguous, or whose height has no table, takes the
-//              scalar num_children() (thresholds, or the exact formula)
+//   geometric  fixed shape: a binary search of the one row of thresholds
+//              every height below the depth shares, held in two registers
+//              (tree.hpp, shared_row_); else the per-height bucket table
+//              (tree.hpp), gathered. A lane the vector rule cannot settle
+//              (an ambiguous bucket, a numerator near a threshold, a height
+//              with no table) takes the scalar num_children() (thresholds,
+//              or the exact formula)
 //   hybrid     both, chosen per lane by height
 //   balanced   height < depth ? b0 : 0
 #include "tree/tree.hpp"
@@ -56,6 +60,39 @@ UTS_AVX512 inline __m512i geometric_lanes(__m512i v, __m512i h, std::uint32_t ta
   return k;
 }
 
+// geometric, fixed shape: n = #{j : v >= row[j]} over the row's 31
+// thresholds (ascending; ~0 past the row's count), by a binary search whose
+// probes are vpermi2d lookups in the two registers holding the row. Settled
+// where it matches the scalar rule (tree.hpp, geometric_children): n within
+// the cap (else the count may go on past the row, or v is ~0 and matched
+// the padding) and v more than the margin from the thresholds on both
+// sides. Heights at or past no_children_from have none; heights between
+// the two bounds are unsettled.
+UTS_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::uint32_t* row, std::uint32_t below,
+                                           std::uint32_t cap, std::uint32_t no_children_from, std::uint32_t margin,
+                                           __mmask16& unsettled) {
+  const __m512i lo = _mm512_load_si512(row), hi = _mm512_load_si512(row + 16);
+  __m512i n;
+  // Probes row[n + step - 1], at most row[30]. The first probe is row[15] for every lane.
+  n = _mm512_maskz_mov_epi32(_mm512_cmpge_epu32_mask(v, splat(row[15])), splat(16));
+#pragma GCC unroll 4
+  for (std::uint32_t step = 8; step >= 1; step /= 2) {
+    const __m512i probe = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(n, splat(step - 1)), hi);
+    n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe), n, splat(step));
+  }
+  // row[n - 1] <= v < row[n]; at n = 0 the index wraps to 31 (masked out).
+  const __m512i below_t = _mm512_permutex2var_epi32(lo, _mm512_sub_epi32(n, splat(1)), hi);
+  const __m512i above_t = _mm512_permutex2var_epi32(lo, n, hi);
+  const __mmask16 some = _mm512_cmpneq_epi32_mask(n, _mm512_setzero_si512());
+  const __mmask16 near = _mm512_mask_cmplt_epu32_mask(some, _mm512_sub_epi32(v, below_t), splat(margin)) |
+                         _mm512_cmple_epu32_mask(_mm512_sub_epi32(above_t, v), splat(margin)) |
+                         _mm512_cmpgt_epu32_mask(n, splat(cap));
+  const __mmask16 in_row = _mm512_cmplt_epu32_mask(h, splat(below));
+  const __mmask16 none = _mm512_cmpge_epu32_mask(h, splat(no_children_from));
+  unsettled = static_cast<__mmask16>((in_row & near) | ~(in_row | none));
+  return _mm512_maskz_mov_epi32(in_row, n);
+}
+
 // checksum_term(id) = (id[0] << 32) | id[1] for eight lanes, as 64-bit lanes.
 UTS_AVX512 inline __m512i checksum_terms(__m256i w0, __m256i w1) {
   return _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(w0), 32), _mm512_cvtepu32_epi64(w1));
@@ -90,8 +127,12 @@ UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32
         kids = binomial_lanes(v, h, binomial_below_, m, root_children);
         break;
       case TreeType::geometric:
-        kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
-                               unsettled);
+        if (shared_row_below_ != 0)
+          kids = shared_row_lanes(v, h, shared_row_, shared_row_below_, shared_row_cap_, no_children_from_,
+                                  static_cast<std::uint32_t>(kThresholdMargin), unsettled);
+        else
+          kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
+                                 unsettled);
         break;
       case TreeType::hybrid: {
         const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));

@@ -69,6 +69,17 @@ std::vector<TreeParams> trees() {
   wide.b0 = 60;
   wide.depth = 3;
   out.push_back(wide);
+  // Fixed shapes the row in registers covers (tree.hpp, shared_row_):
+  TreeParams past = geo;  // 2.6% of the numerators past the row's 31st threshold
+  past.b0 = 8;
+  out.push_back(past);
+  TreeParams few = geo;  // fewer than 31 thresholds: the row padded with ~0
+  few.b0 = 0.3;
+  out.push_back(few);
+  TreeParams tall = geo;  // deeper than the threshold tables: heights 4096 .. 4999 unsettled
+  tall.b0 = 1.0;
+  tall.depth = 5000;
+  out.push_back(tall);
   return out;
 }
 
@@ -111,9 +122,15 @@ void random_slots(std::mt19937& rng, const TreeParams& p, int n, sha1::SlotBatch
                                 static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
                                 static_cast<std::uint32_t>(rng())};
     batch.put(s, parent, lane, static_cast<std::uint32_t>(rng() % 50));
-    const std::uint32_t pick[] = {1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
-                                  600, static_cast<std::uint32_t>(rng() % 1000)};
-    slot_heights[s] = pick[rng() % 6];
+    const std::uint32_t pick[] = {1,
+                                  2,
+                                  static_cast<std::uint32_t>(p.depth) - 1,
+                                  static_cast<std::uint32_t>(p.depth),
+                                  static_cast<std::uint32_t>(p.depth) + 1,
+                                  600,
+                                  4095 + static_cast<std::uint32_t>(rng() % 3),
+                                  static_cast<std::uint32_t>(rng() % 1000)};
+    slot_heights[s] = pick[rng() % 8];
     lane += run;
     ++s;
   }
@@ -137,21 +154,32 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
         for (int k = 0; k < 5; ++k) ids.word[k][l] = static_cast<std::uint32_t>(rng());
         // Heights near the interesting edges: 0 (the root's rule), small,
         // the depth, past it, past the bucket tables, and anything.
-        const std::uint32_t pick[] = {0, 1, 2, static_cast<std::uint32_t>(p.depth), static_cast<std::uint32_t>(p.depth) + 1,
-                                      600, static_cast<std::uint32_t>(rng() % 1000)};
-        heights[l] = pick[rng() % 7];
+        const std::uint32_t pick[] = {0,
+                                      1,
+                                      2,
+                                      static_cast<std::uint32_t>(p.depth) - 1,
+                                      static_cast<std::uint32_t>(p.depth),
+                                      static_cast<std::uint32_t>(p.depth) + 1,
+                                      600,
+                                      4095 + static_cast<std::uint32_t>(rng() % 3),
+                                      static_cast<std::uint32_t>(rng() % 1000)};
+        heights[l] = pick[rng() % 9];
         // Sometimes a numerator within a few units of a threshold (the
         // binomial bound q, a geometric count's first variate 1-(1-p)^k),
-        // where the bucket table is ambiguous and the scalar rule decides.
+        // where the bucket table is ambiguous and the scalar rule decides;
+        // k up to 34, past the 31 thresholds a register row holds. Or the
+        // largest numerators, which the row's ~0 padding must not count.
         if (rng() % 4 == 0) {
           double u = p.q;
           if (p.type == TreeType::geometric || (p.type == TreeType::hybrid && rng() % 2)) {
             const double b = tree.geometric_mean(heights[l]);
             const double keep = b > 0 ? 1.0 - 1.0 / (1.0 + b) : 0.0;  // 1 - p
-            u = 1.0 - std::pow(keep, 1 + static_cast<int>(rng() % 6));
+            const int k = rng() % 3 == 0 ? 28 + static_cast<int>(rng() % 7) : 1 + static_cast<int>(rng() % 6);
+            u = 1.0 - std::pow(keep, k);
           }
           const double scale = p.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
-          const double v = std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
+          const double v = rng() % 8 == 0 ? scale - 1 - static_cast<double>(rng() % 3)
+                                          : std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
           ids.word[4][l] = static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
         }
       }
@@ -174,6 +202,33 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
     CHECK(tree.truncations() == scalar.truncations());
   }
   CHECK(lanes_checked > 100000);
+}
+
+TEST_CASE("Geometric trees of fixed shape count children against one row of thresholds in registers") {
+  // The vector visit's binary search (visit_avx512.cpp) runs on these, so the
+  // lane-by-lane tests above check it; the others gather from the buckets.
+  auto row = [](double b0, int depth, GeoShape shape, RngConvention rng) {
+    TreeParams p;
+    p.type = TreeType::geometric;
+    p.shape = shape;
+    p.b0 = b0;
+    p.depth = depth;
+    p.rng = rng;
+    if (rng == RngConvention::paper2003) p.root_id = sha1::Words{1, 2, 3, 4, 5};
+    return Tree(p, sha1::Path::cryptopp).geometric_row_in_registers();
+  };
+  CHECK(row(4, 13, GeoShape::fixed, RngConvention::uts));  // T1L
+  CHECK(row(4, 13, GeoShape::fixed, RngConvention::paper2003));
+  CHECK(row(8, 13, GeoShape::fixed, RngConvention::uts));
+  CHECK(row(0.3, 13, GeoShape::fixed, RngConvention::uts));
+  CHECK(row(1.0, 5000, GeoShape::fixed, RngConvention::uts));
+  CHECK_FALSE(row(60, 3, GeoShape::fixed, RngConvention::uts));  // most numerators past 31 thresholds
+  CHECK_FALSE(row(4, 13, GeoShape::linear, RngConvention::uts));  // a row per height
+  CHECK_FALSE(row(4, 13, GeoShape::cyclic, RngConvention::uts));
+  CHECK_FALSE(row(4, 13, GeoShape::expdec, RngConvention::uts));
+  TreeParams bin;
+  bin.type = TreeType::binomial;
+  CHECK_FALSE(Tree(bin, sha1::Path::cryptopp).geometric_row_in_registers());
 }
 
 TEST_CASE("AVX-512 slot batch: hashed and visited in one call equals Crypto++ and the scalar rules lane by lane") {
