@@ -18,8 +18,10 @@ namespace uts {
 // A node with more than kHugeNode children (a binomial root has up to 2^31)
 // is expanded in pieces, and between them `keep_going()` is asked whether to
 // go on (a stop request, --max-nodes); false abandons the rest of the node.
-// A batch whose hashing was abandoned (tree.hpp, -g) is dropped too. Either
-// way the run is partial, and the expansion says so (false / abandoned()).
+// A batch whose hashing was abandoned (tree.hpp, -g) is dropped too, with
+// everything else queued, and the node's remaining children are not queued.
+// Either way the run is partial, and the expansion says so (false /
+// abandoned()); an abandoned Expander holds nothing (pending() is false).
 inline constexpr std::uint32_t kHugeNode = 1024;
 
 struct AlwaysGoOn {
@@ -172,7 +174,7 @@ class Expander {
       pending_ += static_cast<int>(room);
       first += room;
       if (pending_ == lanes_) run_lanes(tree, counts, sink);
-      if (first == parent.children) return;
+      if (first == parent.children || abandoned_) return;  // abandoned: queue nothing more
     }
   }
 
@@ -224,7 +226,7 @@ class Expander {
       }
       first += room;
       full(tree, counts, sink);  // pending_ and nslots_ start again at 0
-      if (first == last) return;
+      if (first == last || abandoned_) return;  // abandoned: queue nothing more
       pending = 0;
       nslots = 0;
     }

@@ -212,3 +212,58 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
     }
   }
 }
+
+TEST_CASE("Expander: a batch abandoned during a repeated hash (-g) drops everything queued") {
+  // The slot path holds up to two pairs: one waiting, one being filled. A
+  // stop while the waiting pair is hashed (-g polls for it) abandons the
+  // run: afterwards nothing may still look queued (pending() is what a
+  // worker asks before it may be called empty) and a flush hashes nothing.
+  TreeParams p;
+  p.type = TreeType::binomial;
+  p.b0 = 3;
+  p.q = 0.3;
+  p.m = 3;
+  p.seed = 11;
+  p.granularity = 100;  // polls for a stop after 64 repetitions
+  for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
+    if (!sha1::resolve(path)) continue;
+    CAPTURE(sha1::to_string(path));
+    const Tree tree(p, path);
+    const std::uint32_t lanes = static_cast<std::uint32_t>(sha1::batch_lanes(path));
+    // Queued before the stop: on the slot path a full pair waiting, then a
+    // full first batch and 5 lanes of the next pair (nothing hashed yet);
+    // on the lane path 5 lanes.
+    const std::uint32_t before = path == sha1::Path::avx512 ? 3 * lanes + 5 : 5;
+    // The stop seen by the hash an add() starts (when it fills what is
+    // queued), or by the one a flush() starts (the waiting pair, while the
+    // next pair is part-filled).
+    for (bool by_flush : {false, true}) {
+      CAPTURE(by_flush);
+      std::atomic<int> stop{0};
+      interrupt::watch(&stop);
+      Node parent = tree.root();
+      parent.children = before;
+      Counts got;
+      VectorSink s;
+      Expander e(tree.sha1_path());
+      e.add(tree, parent, got, s);
+      CHECK(got.nodes == 0);
+      CHECK(e.pending());
+      CHECK_FALSE(e.abandoned());
+      stop.store(1);
+      if (by_flush) {
+        CHECK(e.flush(tree, got, s));
+      } else {
+        parent.children = 4 * lanes;
+        e.add(tree, parent, got, s);
+      }
+      CHECK(e.abandoned());
+      CHECK(got.nodes == 0);
+      CHECK(s.nodes.empty());
+      CHECK_FALSE(e.pending());
+      CHECK_FALSE(e.flush(tree, got, s));
+      CHECK(got.nodes == 0);
+      interrupt::watch(nullptr);
+    }
+  }
+}
