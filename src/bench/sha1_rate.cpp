@@ -17,7 +17,7 @@
 //                               kernel the traversal runs, and the figure it
 //                               is measured against
 //   auto_path                   what --sha1 auto chooses here
-// usage: uts-sha1-rate [BLOCKS]   (default 50 million)
+// usage: uts-sha1-rate [BLOCKS]   (default 50 million; 1 to 10^12)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,11 +32,18 @@ using uts::seconds_since;
 
 int main(int argc, char** argv) {
   std::uint64_t blocks = 50'000'000;
+  if (argc > 2) {
+    std::fprintf(stderr, "uts-sha1-rate: one argument at most (BLOCKS)\n");
+    return 2;
+  }
   if (argc > 1) {
-    char* end = nullptr;
-    blocks = std::strtoull(argv[1], &end, 10);
-    if (!end || *end || blocks == 0) {
-      std::fprintf(stderr, "uts-sha1-rate: BLOCKS must be a positive integer\n");
+    // Digits only: strtoull alone would take "-3" as 2^64 - 3 (and run for ever).
+    const std::string text = argv[1];
+    const bool digits = !text.empty() && text.size() <= 13 &&
+                        text.find_first_not_of("0123456789") == std::string::npos;
+    blocks = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+    if (blocks == 0 || blocks > 1'000'000'000'000ull) {
+      std::fprintf(stderr, "uts-sha1-rate: BLOCKS must be an integer from 1 to 10^12, not '%s'\n", argv[1]);
       return 2;
     }
   }

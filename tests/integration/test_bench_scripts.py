@@ -237,6 +237,68 @@ def test_ranks(root, build, tmp, uts):
             "have depths 1 and 2)", str(fits))
 
 
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def test_sha1_rate(build):
+    """uts-sha1-rate (the kernel rates bench-sequential divides by): each
+    documented line once, every rate positive, a kernel's lines exactly where
+    the CPU has it (and none when it is forced off), the fold independent of
+    timing, bad BLOCKS one line and exit 2."""
+    tool = os.path.join(build, "uts-sha1-rate")
+    if not os.path.exists(tool):
+        T.check(False, "uts-sha1-rate is built beside uts", tool)
+        return
+    shani = ["shani_lanes_%d" % l for l in range(1, 7)]
+    avx512 = ["avx512_lanes_16", "avx512_independent", "avx512_pair"]
+
+    def rates(env_off):
+        env = dict(os.environ)
+        env.pop("UTS_SHA1_NO_SHANI", None)
+        env.pop("UTS_SHA1_NO_AVX512", None)
+        env.update({k: "1" for k in env_off})
+        p = subprocess.run([tool, "40000"], capture_output=True, text=True, env=env, timeout=120)
+        keys = [line.partition(" ")[0] for line in p.stdout.splitlines()]
+        T.check(len(keys) == len(set(keys)), "uts-sha1-rate: each line once", str(keys))
+        return p.returncode, dict(line.partition(" ")[::2] for line in p.stdout.splitlines())
+
+    flags = cpu_flags()
+    for off in ([], ["UTS_SHA1_NO_SHANI", "UTS_SHA1_NO_AVX512"]):
+        rc, out = rates(off)
+        what = "uts-sha1-rate" + (" with " + ", ".join(off) if off else "")
+        T.check(rc == 0, what + ": exit 0", str(rc))
+        has_shani = not off and flags is not None and "sha_ni" in flags
+        has_avx512 = not off and flags is not None and {"avx512f", "avx512vl"} <= flags
+        want = ["chained", "independent"] + (shani if has_shani else []) + (avx512 if has_avx512 else [])
+        got = [k[:-len("_blocks_per_sec")] for k in out if k.endswith("_blocks_per_sec")]
+        if flags is not None:
+            T.check(got == want, what + ": the rate lines this CPU has, in order", str(got))
+        T.check(all(num(out[k]) > 0 for k in out if k.endswith("_blocks_per_sec")), what + ": every rate > 0")
+        T.check(out.get("blocks") == "40000", what + ": blocks echoed", out.get("blocks"))
+        fast = "avx512" if has_avx512 else "shani" if has_shani else "cryptopp"
+        if off or not (has_avx512 and has_shani):  # with both, a calibration decides
+            T.check(out.get("auto_path") == fast, what + ": auto_path " + fast, out.get("auto_path"))
+        else:
+            T.check(out.get("auto_path") in ("avx512", "shani"), what + ": auto_path a fast path", out.get("auto_path"))
+        T.check(re.fullmatch(r"[0-9a-f]{8}", out.get("fold", "")) is not None, what + ": fold is 8 hex digits")
+        if not off:
+            rc2, again = rates(off)
+            T.check(again.get("fold") == out.get("fold"), what + ": the same fold twice (it hashes, not times)",
+                    "%s %s" % (out.get("fold"), again.get("fold")))
+    for bad in (["0"], ["x"], ["-3"], ["12z"], [""], ["10000000000001"], ["5", "6"]):
+        p = subprocess.run([tool] + bad, capture_output=True, text=True, timeout=60)
+        T.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and p.stdout == "",
+                "uts-sha1-rate %s: one line, exit 2" % " ".join(bad), "exit %d, stderr %r" % (p.returncode, p.stderr))
+
+
 def test_usage(root, build):
     for script, args in (("bench-parallel", ["--reps", "0"]), ("bench-sequential", ["--trees", "NOPE"]),
                          ("bench-idle", ["--threads", "x"]), ("bench-mpi", ["--confidence", "95"]),
@@ -258,6 +320,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="uts-bench-test-")
     try:
         test_usage(root, build)
+        test_sha1_rate(build)
         test_parallel(root, build, tmp, allowed)
         test_sequential(root, build, tmp)
         test_idle(root, build, tmp)
