@@ -38,11 +38,18 @@ int main(int argc, char** argv) {
   }
   if (argc > 1) {
     // Digits only: strtoull alone would take "-3" as 2^64 - 3 (and run for ever).
+    constexpr std::uint64_t kMaxBlocks = 1'000'000'000'000ull;
     const std::string text = argv[1];
-    const bool digits = !text.empty() && text.size() <= 13 &&
-                        text.find_first_not_of("0123456789") == std::string::npos;
-    blocks = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
-    if (blocks == 0 || blocks > 1'000'000'000'000ull) {
+    bool ok = !text.empty();
+    blocks = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9' || blocks > kMaxBlocks) {
+        ok = false;
+        break;
+      }
+      blocks = blocks * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!ok || blocks == 0 || blocks > kMaxBlocks) {
       std::fprintf(stderr, "uts-sha1-rate: BLOCKS must be an integer from 1 to 10^12, not '%s'\n", argv[1]);
       return 2;
     }

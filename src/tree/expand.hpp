@@ -289,20 +289,14 @@ class Expander {
     const std::uint32_t height = parent.height + 1;
     if (slots_) {
       for (std::uint32_t i = 0; i < parent.children; i += kHugeNode) {
-        if (i != 0 && !keep_going()) {
-          abandoned_ = true;
-          return;
-        }
+        if (i != 0 && !keep_going()) return abandon();
         add_slots(tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink);
         if (abandoned_) return;
       }
       return;
     }
     for (std::uint32_t i = 0; i < parent.children; ++i) {
-      if (i % kHugeNode == kHugeNode - 1 && !keep_going()) {
-        abandoned_ = true;
-        return;
-      }
+      if (i % kHugeNode == kHugeNode - 1 && !keep_going()) return abandon();
       batch_.set(pending_, parent.id, i);
       heights_[pending_] = height;
       if (++pending_ == lanes_) {
@@ -315,6 +309,7 @@ class Expander {
     }
   }
 
+  // The run stops: drop everything queued (it was never counted).
   void abandon() {
     pending_ = 0;
     nslots_ = 0;

@@ -293,7 +293,10 @@ def test_sha1_rate(build):
             rc2, again = rates(off)
             T.check(again.get("fold") == out.get("fold"), what + ": the same fold twice (it hashes, not times)",
                     "%s %s" % (out.get("fold"), again.get("fold")))
-    for bad in (["0"], ["x"], ["-3"], ["12z"], [""], ["10000000000001"], ["5", "6"]):
+    p = subprocess.run([tool, "000000000000000000016"], capture_output=True, text=True, timeout=60)
+    T.check(p.returncode == 0 and "blocks 16\n" in p.stdout, "uts-sha1-rate 000000000000000000016: leading zeros are "
+            "fine (16 blocks)", "exit %d, %r" % (p.returncode, p.stderr))
+    for bad in (["0"], ["x"], ["-3"], ["12z"], [""], ["1000000000001"], ["99999999999999999999999"], ["5", "6"]):
         p = subprocess.run([tool] + bad, capture_output=True, text=True, timeout=60)
         T.check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and p.stdout == "",
                 "uts-sha1-rate %s: one line, exit 2" % " ".join(bad), "exit %d, stderr %r" % (p.returncode, p.stderr))
@@ -301,6 +304,7 @@ def test_sha1_rate(build):
 
 def test_usage(root, build):
     for script, args in (("bench-parallel", ["--reps", "0"]), ("bench-sequential", ["--trees", "NOPE"]),
+                         ("bench-sequential", ["--blocks", "2000000000000"]),
                          ("bench-idle", ["--threads", "x"]), ("bench-mpi", ["--confidence", "95"]),
                          ("bench-ranks", ["--modes", "random/star"]), ("bench-ranks", ["--ranks", "1"]),
                          ("bench-parallel", ["--protocols", "split", "--compare", build])):

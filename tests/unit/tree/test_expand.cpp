@@ -121,6 +121,10 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
       } else {
         CHECK(asked == stop_at);
         CHECK(e.abandoned());
+        CHECK_FALSE(e.pending());  // what was queued is dropped with the run
+        const std::uint64_t counted = got.nodes;
+        CHECK_FALSE(e.flush(tree, got, s));
+        CHECK(got.nodes == counted);
         // Stopped after stop_at pieces of at most 1,024 children: nothing
         // past them was hashed, and at most four batches (the slot path's
         // two pairs) less one lane are left queued.

@@ -76,6 +76,10 @@ std::vector<TreeParams> trees() {
   TreeParams few = geo;  // fewer than 31 thresholds: the row padded with ~0
   few.b0 = 0.3;
   out.push_back(few);
+  TreeParams few32 = few;  // and with all 32 bits of the variate: numerator 2^32 - 1 equals the padding
+  few32.rng = RngConvention::paper2003;
+  few32.root_id = sha1::Words{1, 2, 3, 4, 5};
+  out.push_back(few32);
   TreeParams tall = geo;  // deeper than the threshold tables: heights 4096 .. 4999 unsettled
   tall.b0 = 1.0;
   tall.depth = 5000;
