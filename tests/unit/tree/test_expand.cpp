@@ -36,6 +36,19 @@ Counts traverse_plain(const Tree& tree) {
   return c;
 }
 
+// Binomial, 3 children with probability 0.3: whether a child has children
+// depends on its id, so a child hashed in the wrong lane or column changes
+// the counts.
+TreeParams small_binomial() {
+  TreeParams p;
+  p.type = TreeType::binomial;
+  p.b0 = 3;
+  p.q = 0.3;
+  p.m = 3;
+  p.seed = 11;
+  return p;
+}
+
 // A binomial tree whose root has `children` children (past kHugeNode:
 // expanded in pieces), each with 3 children with probability 0.1.
 TreeParams huge_root(int children) {
@@ -169,14 +182,7 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
   // (worker.hpp, ended_empty). Every state a flush starts from: the first
   // batch of a pair full or part-filled, the second empty, part-filled or
   // full, with and without a pair waiting.
-  TreeParams p;
-  // Binomial: whether a child has children depends on its id, so a child
-  // hashed in the wrong lane or column changes the counts.
-  p.type = TreeType::binomial;
-  p.b0 = 3;
-  p.q = 0.3;
-  p.m = 3;
-  p.seed = 11;
+  const TreeParams p = small_binomial();
   for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
     if (!sha1::resolve(path)) continue;
     CAPTURE(sha1::to_string(path));
@@ -222,12 +228,7 @@ TEST_CASE("Expander: a batch abandoned during a repeated hash (-g) drops everyth
   // stop while the waiting pair is hashed (-g polls for it) abandons the
   // run: afterwards nothing may still look queued (pending() is what a
   // worker asks before it may be called empty) and a flush hashes nothing.
-  TreeParams p;
-  p.type = TreeType::binomial;
-  p.b0 = 3;
-  p.q = 0.3;
-  p.m = 3;
-  p.seed = 11;
+  TreeParams p = small_binomial();
   p.granularity = 100;  // polls for a stop after 64 repetitions
   for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani, sha1::Path::cryptopp}) {
     if (!sha1::resolve(path)) continue;

@@ -115,6 +115,17 @@ struct ExpectedVisit {
   }
 };
 
+// A height near the interesting edges: 0 (the root's rule, when `root`),
+// small, around the depth, past the bucket tables (512), the threshold
+// tables (4096), and anything.
+std::uint32_t pick_height(std::mt19937& rng, const TreeParams& p, bool root) {
+  const auto depth = static_cast<std::uint32_t>(p.depth);
+  const std::uint32_t past_thresholds = 4095 + static_cast<std::uint32_t>(rng() % 3);
+  const std::uint32_t pick[] = {1,   2, depth - 1, depth, depth + 1, 600, past_thresholds,
+                                static_cast<std::uint32_t>(rng() % 1000), 0};
+  return pick[rng() % (root ? 9 : 8)];
+}
+
 // n lanes of `batch` in runs of 1-6 per parent slot, each parent random and
 // each slot with its own height (the children's), as the Expander queues them.
 void random_slots(std::mt19937& rng, const TreeParams& p, int n, sha1::SlotBatch& batch,
@@ -126,15 +137,7 @@ void random_slots(std::mt19937& rng, const TreeParams& p, int n, sha1::SlotBatch
                                 static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng()),
                                 static_cast<std::uint32_t>(rng())};
     batch.put(s, parent, lane, static_cast<std::uint32_t>(rng() % 50));
-    const std::uint32_t pick[] = {1,
-                                  2,
-                                  static_cast<std::uint32_t>(p.depth) - 1,
-                                  static_cast<std::uint32_t>(p.depth),
-                                  static_cast<std::uint32_t>(p.depth) + 1,
-                                  600,
-                                  4095 + static_cast<std::uint32_t>(rng() % 3),
-                                  static_cast<std::uint32_t>(rng() % 1000)};
-    slot_heights[s] = pick[rng() % 8];
+    slot_heights[s] = pick_height(rng, p, false);
     lane += run;
     ++s;
   }
@@ -156,18 +159,7 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
       alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
       for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) {
         for (int k = 0; k < 5; ++k) ids.word[k][l] = static_cast<std::uint32_t>(rng());
-        // Heights near the interesting edges: 0 (the root's rule), small,
-        // the depth, past it, past the bucket tables, and anything.
-        const std::uint32_t pick[] = {0,
-                                      1,
-                                      2,
-                                      static_cast<std::uint32_t>(p.depth) - 1,
-                                      static_cast<std::uint32_t>(p.depth),
-                                      static_cast<std::uint32_t>(p.depth) + 1,
-                                      600,
-                                      4095 + static_cast<std::uint32_t>(rng() % 3),
-                                      static_cast<std::uint32_t>(rng() % 1000)};
-        heights[l] = pick[rng() % 9];
+        heights[l] = pick_height(rng, p, true);
         // Sometimes a numerator within a few units of a threshold (the
         // binomial bound q, a geometric count's first variate 1-(1-p)^k),
         // where the bucket table is ambiguous and the scalar rule decides;
@@ -182,8 +174,8 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
             u = 1.0 - std::pow(keep, k);
           }
           const double scale = p.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
-          const double v = rng() % 8 == 0 ? scale - 1 - static_cast<double>(rng() % 3)
-                                          : std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
+          const double near = std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
+          const double v = rng() % 8 == 0 ? scale - 1 - static_cast<double>(rng() % 3) : near;
           ids.word[4][l] = static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
         }
       }
