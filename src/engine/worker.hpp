@@ -212,8 +212,9 @@ class ThreadRun final : public LinkHost {
   }
   void take(const Node* nodes, std::size_t count) override {
     if (searching_) busy_.busy();  // before the nodes are ours (idle/termination.hpp)
-    self_.deque.reserve(static_cast<std::uint32_t>(count));
-    for (std::size_t i = 0; i < count; ++i) self_.deque.push(nodes[i]);
+    auto in = self_.deque.pusher(static_cast<std::uint32_t>(count));
+    for (std::size_t i = 0; i < count; ++i) in.push(nodes[i]);
+    self_.deque.commit(in);
   }
   bool quiescent() override { return searching_ && sh_.termination.quiescent(scan_); }
   std::uint64_t nodes_so_far() override {

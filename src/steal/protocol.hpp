@@ -10,7 +10,8 @@
 // It becomes selectable by one line in steal/registry.hpp.
 //
 // The deque offers, to its owner:
-//   reserve(n), push_if(node, keep), push(node)   the expansion sink (tree/expand.hpp)
+//   pusher(n), commit(pusher)   the expansion sink (tree/expand.hpp)
+//   push(node)            one node
 //   pop(node)             the deepest node; false: this deque is empty for certain
 //   size()                how many nodes the owner holds (stealable or not)
 //   give_shallowest(k, out)
@@ -108,8 +109,8 @@ struct StealOutcome {
 template <class D>
 concept ProtocolDeque = requires(D& d, const D& cd, D& victim, const Node& node, Node& out, BusyMark& busy,
                                  const StealPolicy& amount, const RemoteDelay& delay, std::vector<Node>& given) {
-  { d.reserve(std::uint32_t{1}) };
-  { d.push_if(node, true) };
+  { d.pusher(std::uint32_t{1}).push(node) };
+  { d.commit(d.pusher(std::uint32_t{1})) };
   { d.push(node) };
   { d.pop(out) } -> std::same_as<bool>;
   { cd.size() } -> std::convertible_to<std::uint64_t>;

@@ -18,12 +18,15 @@ namespace {
 // packed form makes that read come from the store buffer without a stall.
 class NodeStack {
  public:
-  void reserve(std::uint32_t n) {
+  struct Pusher {
+    NodeWords* top;
+    void push(const Node& node) { *top++ = NodeWords::pack(node); }
+  };
+  Pusher pusher(std::uint32_t n) {
     if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 4096));
+    return {nodes_.data() + size_};
   }
-  void push_if(const Node& node, bool keep) {
-    if (keep) nodes_[size_++] = NodeWords::pack(node);
-  }
+  void commit(const Pusher& p) { size_ = static_cast<std::size_t>(p.top - nodes_.data()); }
   bool pop(Node& out) {
     if (size_ == 0) return false;
     out = nodes_[--size_].unpack();
@@ -43,8 +46,9 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
 
   NodeStack stack;
   const Node root = tree.root();
-  stack.reserve(1);
-  stack.push_if(root, visit(root, out.counts));
+  auto push_root = stack.pusher(1);
+  if (visit(root, out.counts)) push_root.push(root);
+  stack.commit(push_root);
 
   // true: stop now (and out.status says why).
   auto stop_now = [&] {

@@ -42,6 +42,14 @@ struct NodeArray {
     return base;
   }
 
+  // The owner's pushes of one expansion (a stack's Pusher), from `top` up,
+  // in registers; the stack takes `top` back when they are done.
+  struct Pusher {
+    Node* nodes;
+    std::uint32_t top;
+    void push(const Node& node) { nodes[top++] = node; }
+  };
+
  private:
   static Node* allocate(std::uint32_t n) { return static_cast<Node*>(::operator new(sizeof(Node) * n)); }
 };

@@ -70,9 +70,10 @@ StressResult stress(int threads, std::uint32_t total, EngineSettings settings, u
         ledger.take(n);
         const std::uint64_t s = serial_of(n);
         if (s >= total) continue;  // corrupt: counted by the ledger
-        mine.reserve(kFanout);
+        auto out = mine.pusher(kFanout);
         for (std::uint64_t c = kFanout * s + 1; c <= kFanout * s + kFanout; ++c)
-          mine.push_if(tree_node(static_cast<std::uint32_t>(c), total), c < total);
+          if (c < total) out.push(tree_node(static_cast<std::uint32_t>(c), total));
+        mine.commit(out);
         serve_thieves(mine);
         if (give_every && ++expansions % give_every == 0) {
           handed.clear();

@@ -16,10 +16,12 @@ namespace {
 // A stack sink for expand() and Expander.
 struct VectorSink {
   std::vector<Node> nodes;
-  void reserve(std::uint32_t) {}
-  void push_if(const Node& n, bool keep) {
-    if (keep) nodes.push_back(n);
-  }
+  struct Pusher {
+    std::vector<Node>* nodes;
+    void push(const Node& n) { nodes->push_back(n); }
+  };
+  Pusher pusher(std::uint32_t) { return {&nodes}; }
+  void commit(const Pusher&) {}
 };
 
 // Depth-first traversal one node at a time, without the Expander: the oracle.
@@ -27,7 +29,7 @@ Counts traverse_plain(const Tree& tree) {
   Counts c;
   VectorSink s;
   const Node root = tree.root();
-  s.push_if(root, visit(root, c));
+  if (visit(root, c)) s.nodes.push_back(root);
   while (!s.nodes.empty()) {
     const Node n = s.nodes.back();
     s.nodes.pop_back();
@@ -89,7 +91,7 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
       VectorSink s;
       Expander e(tree.sha1_path());
       const Node root = tree.root();
-      s.push_if(root, visit(root, got));
+      if (visit(root, got)) s.nodes.push_back(root);
       for (;;) {
         if (s.nodes.empty()) {
           if (e.flush(tree, got, s)) continue;

@@ -10,7 +10,9 @@
 // Why it is safe (the paper proves these orders correct for C11; the model
 // tests/model/chaselev.pml checks the algorithm, with mutants):
 //  - push: the node is written, then bottom is published with release; a
-//    thief's acquire load of bottom sees the node. take()'s stores of bottom
+//    thief's acquire load of bottom sees the node. An expansion's pushes
+//    (pusher/commit) write their nodes, then publish bottom once: the same
+//    as pushes whose intermediate bottoms no thief happened to read. take()'s stores of bottom
 //    are release too (the paper has relaxed): C++20 no longer lets a later
 //    relaxed store continue an earlier release sequence (P0982), so a thief
 //    that reads a value take() stored must still synchronise with the
@@ -62,17 +64,22 @@ class ChaseLevDeque {
     // A cached top only underestimates the free room (top never decreases).
     if (bottom_own_ - top_cache_ + n > capacity()) refresh_or_grow(n);
   }
-  void push_if(const Node& node, bool keep) {
-    if (keep) {  // inside the room reserve() made
-      array_->slots[bottom_own_ & array_->mask].store(node);
-      ++bottom_own_;
-      // release: the node is visible to a thief that reads this bottom (acquire).
-      bottom_.value.store(bottom_own_, std::memory_order_release);
-    }
+  // The sink interface of expansion (tree/expand.hpp): a cursor with room
+  // for n pushes, then commit() publishes them all with one store of bottom.
+  using Pusher = RingPusher<std::int64_t>;
+  Pusher pusher(std::uint32_t n) {
+    reserve(n);
+    return {array_->slots, array_->mask, bottom_own_};
+  }
+  void commit(const Pusher& p) {
+    bottom_own_ = p.pos;
+    // release: the nodes are visible to a thief that reads this bottom (acquire).
+    bottom_.value.store(bottom_own_, std::memory_order_release);
   }
   void push(const Node& node) {
-    reserve(1);
-    push_if(node, true);
+    Pusher p = pusher(1);
+    p.push(node);
+    commit(p);
   }
   // take(): false means empty for certain (a failed CAS on the last node
   // leaves top == bottom, and only the owner pushes).

@@ -31,8 +31,9 @@ struct ChaseLevProtocol {
   class Deque {
    public:
     Deque(Context&, int) {}
-    void reserve(std::uint32_t n) { deque_.reserve(n); }
-    void push_if(const Node& node, bool keep) { deque_.push_if(node, keep); }
+    using Pusher = ChaseLevDeque::Pusher;
+    Pusher pusher(std::uint32_t n) { return deque_.pusher(n); }
+    void commit(const Pusher& p) { deque_.commit(p); }
     void push(const Node& node) { deque_.push(node); }
     bool pop(Node& out) { return deque_.pop(out); }
     std::int64_t size() const { return deque_.size_estimate(); }

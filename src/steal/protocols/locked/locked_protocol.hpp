@@ -30,8 +30,9 @@ struct LockedProtocol {
   class Deque {
    public:
     Deque(Context& ctx, int) : stack_(ctx.chunk) {}
-    void reserve(std::uint32_t n) { stack_.reserve(n); }
-    void push_if(const Node& node, bool keep) { stack_.push_if(node, keep); }
+    using Pusher = LockedStack::Pusher;
+    Pusher pusher(std::uint32_t n) { return stack_.pusher(n); }
+    void commit(const Pusher& p) { stack_.commit(p); }
     void push(const Node& node) { stack_.push(node); }
     bool pop(Node& out) { return stack_.pop(out); }
     std::uint64_t size() const { return stack_.size(); }

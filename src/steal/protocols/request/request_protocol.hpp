@@ -58,9 +58,14 @@ struct RequestProtocol {
     void reserve(std::uint32_t n) {
       if (array_.capacity - top_ < n) make_room(n);
     }
-    void push_if(const Node& node, bool keep) {
-      if (keep) array_.nodes[top_++] = node;  // inside the room reserve() made
+    // The sink interface of expansion (tree/expand.hpp): a cursor with room
+    // for n pushes, then commit().
+    using Pusher = NodeArray::Pusher;
+    Pusher pusher(std::uint32_t n) {
+      reserve(n);
+      return {array_.nodes, top_};
     }
+    void commit(const Pusher& p) { top_ = p.top; }
     void push(const Node& node) {
       reserve(1);
       array_.nodes[top_++] = node;

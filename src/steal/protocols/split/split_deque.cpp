@@ -28,6 +28,8 @@ SplitDeque::SplitDeque(std::span<ThiefRecord> thieves, Options options)
   std::uint32_t capacity = std::bit_ceil(options.initial_capacity < 2 ? 2u : options.initial_capacity);
   if (capacity > kMaxCapacity) capacity = kMaxCapacity;
   ring_ = new_ring(capacity);
+  slots_ = ring_->slots;
+  mask_ = ring_->mask;
   bottom_ = split_ = options.start_position;
   safe_end_ = bottom_ + capacity;
   next_checkpoint_ = split_ + checkpoint_interval_;
@@ -78,6 +80,8 @@ void SplitDeque::grow(std::uint32_t top, std::uint32_t needed) {
   for (std::uint32_t p = top; p != bottom_; ++p) store_slot(grown, p, load_slot(ring_, p));
   retired_.push_back(ring_);
   ring_ = grown;
+  slots_ = grown->slots;
+  mask_ = grown->mask;
   // seq_cst: release for the copied contents, and publish-then-scan for the
   // hazard pointers (point 4).
   thief_.ring.store(grown, std::memory_order_seq_cst);

@@ -124,21 +124,22 @@ class SplitDeque {
     ++bottom_;
   }
 
-  // The sink interface of expand(): room for n pushes, then push_if.
-  void reserve(std::uint32_t n) { ensure_room(n); }
-  void push_if(const Node& node, bool keep) {
-    if (keep) {  // inside the room reserve() made
-      store_slot(ring_, bottom_, node);
-      ++bottom_;
-    }
+  // The sink interface of expansion (tree/expand.hpp): a cursor with room
+  // for n pushes, then commit().
+  using Pusher = RingPusher<std::uint32_t>;
+  Pusher pusher(std::uint32_t n) {
+    ensure_room(n);
+    return {slots_, mask_, bottom_};
   }
+  // The pushed nodes are private: no thief reads above split (point 1).
+  void commit(const Pusher& p) { bottom_ = p.pos; }
 
   // Deepest private node; reclaims the shared part when the private part is
   // empty. false: the deque is empty, for certain (point 5).
   bool pop(Node& out) {
     if (bottom_ != split_) {
       --bottom_;
-      out = load_own_slot(ring_, bottom_);
+      out = slots_[bottom_ & mask_].load_own();
       return true;
     }
     return reclaim_and_pop(out);
@@ -213,10 +214,6 @@ class SplitDeque {
   // A thief's read: it may race an owner's write to the same slot (a stale,
   // doomed attempt), so it is atomic; kept only if the CAS then succeeds.
   static Node load_slot(const Ring* ring, std::uint32_t position) { return ring->slots[position & ring->mask].load(); }
-  // The owner's read of its own ring: only the owner writes slots (point 1).
-  static Node load_own_slot(const Ring* ring, std::uint32_t position) {
-    return ring->slots[position & ring->mask].load_own();
-  }
 
   static std::uint32_t top_of(std::uint64_t w) { return static_cast<std::uint32_t>(w >> 32); }
   static std::uint32_t split_of(std::uint64_t w) { return static_cast<std::uint32_t>(w); }
@@ -250,6 +247,8 @@ class SplitDeque {
   } request_;
   // Owner's line(s): plain fields, never touched by thieves.
   alignas(kCacheLine) Ring* ring_ = nullptr;
+  PackedNode* slots_ = nullptr;  // ring_'s slots and mask, copied: pop and push
+  std::uint32_t mask_ = 0;       // load them without going through ring_
   std::uint32_t bottom_ = 0;
   std::uint32_t split_ = 0;     // the owner's exact copy: only the owner moves split
   std::uint32_t safe_end_ = 0;  // positions below it are writable without checks

@@ -36,8 +36,9 @@ struct SplitProtocol {
     Deque(Context& ctx, int id)
         : deque_(std::span<ThiefRecord>(ctx.records)), me_(ctx.records[static_cast<std::size_t>(id)]) {}
 
-    void reserve(std::uint32_t n) { deque_.reserve(n); }
-    void push_if(const Node& node, bool keep) { deque_.push_if(node, keep); }
+    using Pusher = SplitDeque::Pusher;
+    Pusher pusher(std::uint32_t n) { return deque_.pusher(n); }
+    void commit(const Pusher& p) { deque_.commit(p); }
     void push(const Node& node) { deque_.push(node); }
     bool pop(Node& out) { return deque_.pop(out); }
     std::uint32_t size() const { return deque_.size(); }

@@ -367,17 +367,19 @@ TEST_CASE("split does not pass a checkpoint while a steal attempt is in progress
   CHECK(d.checkpoint_waits() == 1);
 }
 
-TEST_CASE("reserve/push_if: kept nodes are pushed, others are not, across growth") {
+TEST_CASE("pusher/commit: the pushed nodes, in order, across growth") {
   std::vector<ThiefRecord> records(1);
   SplitDeque d(records, {2, 0xFFFFFFF0u, 1u << 30});  // grows, and positions wrap past 2^32
   std::vector<std::uint32_t> kept;
   for (std::uint32_t i = 0; i < 300; i += 10) {
-    d.reserve(10);
+    auto out = d.pusher(10);
     for (std::uint32_t j = i; j < i + 10; ++j) {
-      const bool keep = j % 3 != 0;
-      d.push_if(node_with_serial(j), keep);
-      if (keep) kept.push_back(j);
+      if (j % 3 == 0) continue;  // room for 10, fewer pushed
+      out.push(node_with_serial(j));
+      kept.push_back(j);
     }
+    d.commit(out);
+    CHECK(d.private_size() == kept.size());
   }
   Node n;
   for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
@@ -388,6 +390,38 @@ TEST_CASE("reserve/push_if: kept nodes are pushed, others are not, across growth
     CHECK(n.children == 1);
   }
   CHECK_FALSE(d.pop(n));
+}
+
+TEST_CASE("a ring grown by a steal into this deque, or by a reclaim, is where its owner then pushes and pops") {
+  // The owner keeps its own copy of the ring's slots and mask for pop() and
+  // pusher(); every path that grows the ring must refresh it.
+  std::vector<ThiefRecord> records(2);
+  SplitDeque victim(records, {64, 0, 1u << 30});
+  for (std::uint32_t i = 0; i < 40; ++i) victim.push(node_with_serial(i));
+  victim.share_all();
+  SplitDeque thief(records, {2, 0xFFFFFFFCu, 1u << 30});  // tiny, and positions wrap
+  thief.push(node_with_serial(1000));
+  REQUIRE(thief.capacity() == 2);
+  REQUIRE(victim.steal({StealAmount::half, 0}, thief, records[1]) == 20);  // the steal grows the thief's ring
+  REQUIRE(thief.capacity() >= 21);
+  std::vector<std::uint32_t> want{1000};
+  for (std::uint32_t i = 0; i < 20; ++i) want.push_back(i);
+  const std::uint32_t cap = thief.capacity();
+  auto out = thief.pusher(cap);  // and now a pusher grows it again
+  for (std::uint32_t i = 0; i < cap; ++i) {
+    out.push(node_with_serial(2000 + i));
+    want.push_back(2000 + i);
+  }
+  thief.commit(out);
+  CHECK(thief.capacity() > cap);
+  // Share all, then pop: the reclaim copies into the ring the owner uses.
+  thief.share_all();
+  Node n;
+  for (auto it = want.rbegin(); it != want.rend(); ++it) {
+    REQUIRE(thief.pop(n));
+    CHECK(n.id[0] == *it);
+  }
+  CHECK_FALSE(thief.pop(n));
 }
 
 TEST_CASE("take_shallowest: shared nodes first, then the shallowest private ones, oldest first") {
