@@ -16,11 +16,16 @@ namespace {
 // A stack sink for expand() and Expander.
 struct VectorSink {
   std::vector<Node> nodes;
-  struct Pusher {
+  struct Pusher {  // fails a push past the room pusher(n) reserved
     std::vector<Node>* nodes;
-    void push(const Node& n) { nodes->push_back(n); }
+    std::uint32_t room;
+    void push(const Node& n) {
+      if (room == 0) FAIL_CHECK("a push past the room pusher() reserved");
+      else --room;
+      nodes->push_back(n);
+    }
   };
-  Pusher pusher(std::uint32_t) { return {&nodes}; }
+  Pusher pusher(std::uint32_t n) { return {&nodes, n}; }
   void commit(const Pusher&) {}
 };
 

@@ -72,6 +72,7 @@ class ChaseLevDeque {
     return {array_->slots, array_->mask, bottom_own_};
   }
   void commit(const Pusher& p) {
+    if (p.pos == bottom_own_) return;  // nothing pushed (most expansions: leaves): leave thieves' line alone
     bottom_own_ = p.pos;
     // release: the nodes are visible to a thief that reads this bottom (acquire).
     bottom_.value.store(bottom_own_, std::memory_order_release);

@@ -22,11 +22,31 @@ TEST_CASE("Chase-Lev: owner LIFO, thieves take the oldest, growth keeps every no
   CHECK(n.id[0] == 0);
   REQUIRE(d.pop(n));
   CHECK(n.id[0] == 9);
-  std::uint32_t left = 0;
-  while (d.pop(n)) ++left;
-  CHECK(left == 8);
+  for (std::uint32_t i = 8; i >= 1; --i) {  // every node, where growth put it
+    REQUIRE(d.pop(n));
+    CHECK(n.id[0] == i);
+  }
+  CHECK_FALSE(d.pop(n));
   CHECK(d.steal(n) == ChaseLevDeque::Steal::empty);
   CHECK(d.size_estimate() == 0);
+}
+
+TEST_CASE("Chase-Lev: pusher/commit: room for all n, growth, one publish") {
+  ChaseLevDeque d(2);
+  d.push(tree_node(100, 1000));
+  auto out = d.pusher(7);
+  for (std::uint32_t i = 0; i < 7; ++i) out.push(tree_node(i, 1000));
+  CHECK(d.size_estimate() == 1);  // not published before commit
+  d.commit(out);
+  CHECK(d.size_estimate() == 8);
+  Node n;
+  REQUIRE(d.steal(n) == ChaseLevDeque::Steal::won);
+  CHECK(n.id[0] == 100);
+  for (int i = 6; i >= 0; --i) {
+    REQUIRE(d.pop(n));
+    CHECK(n.id[0] == static_cast<std::uint32_t>(i));
+  }
+  CHECK_FALSE(d.pop(n));
 }
 
 TEST_CASE("Chase-Lev: the last node goes to exactly one of owner and thief") {

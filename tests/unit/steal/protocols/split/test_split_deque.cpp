@@ -392,7 +392,7 @@ TEST_CASE("pusher/commit: the pushed nodes, in order, across growth") {
   CHECK_FALSE(d.pop(n));
 }
 
-TEST_CASE("a ring grown by a steal into this deque, or by a reclaim, is where its owner then pushes and pops") {
+TEST_CASE("a ring grown by a steal into this deque, or by a pusher, is where its owner then pushes and pops") {
   // The owner keeps its own copy of the ring's slots and mask for pop() and
   // pusher(); every path that grows the ring must refresh it.
   std::vector<ThiefRecord> records(2);
@@ -414,7 +414,8 @@ TEST_CASE("a ring grown by a steal into this deque, or by a reclaim, is where it
   }
   thief.commit(out);
   CHECK(thief.capacity() > cap);
-  // Share all, then pop: the reclaim copies into the ring the owner uses.
+  // Share all, then pop: the reclaim (which reuses the ring: nothing is
+  // live once it claims) copies into the ring the owner pops from.
   thief.share_all();
   Node n;
   for (auto it = want.rbegin(); it != want.rend(); ++it) {
