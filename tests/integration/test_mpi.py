@@ -28,18 +28,22 @@
            --rank-poll, --rank-steal, --rank-w 0-6, --rank-l 2-8,
            --rank-termination; --rank-steal and --rank-termination now and
            then left out, for the defaults);
-           default 100 runs (about 50 s on the 2-core development machine);
+           default 50 runs (about 45 s on the 2-core development machine;
+           100 with UTS_TEST_EXTENDED=1, scripts/test --extended);
            replay with --seed (a failure also prints its command line)
-  faults   bad input printed once and exit 2 (the rank options included);
+  options  bad input printed once and exit 2 (the rank options included);
            --max-nodes across ranks in every rank-steal x termination mode,
-           the stopped runs' statistics balance too; a rank killed with
+           the stopped runs' statistics balance too; text, CSV and -v
+           under ranks; domains per rank; -s 0 across ranks; without
+           mpirun the binary does not start MPI; 1 rank under mpirun
+  faults   (times kills and signals: alone on the machine) a rank killed with
            SIGKILL ends the job within 10 s and SIGINT to one rank or to
            mpirun stops it with marked partial results, in every mode, and
            SIGTERM and SIGUSR1 to mpirun (two modes each), the partial
-           records' statistics balancing (--output); without mpirun the
-           binary does not start MPI; 1 rank under mpirun
+           records' statistics balancing (--output); mpirun's stdout on
+           /dev/full, --output checked
 
-usage: test_mpi.py UTS_BINARY REFERENCE_CSV [--part matrix|matrix-full|stress|faults|all]
+usage: test_mpi.py UTS_BINARY REFERENCE_CSV [--part matrix|matrix-full|stress|options|faults|all]
                    [--full] [--slice I/N] [--runs N] [--seed S]
 """
 import argparse
@@ -538,7 +542,7 @@ def wait_ranks(p, binary, ranks, deadline=10.0):
     return []
 
 
-def part_faults(binary, trees, expected, tally):
+def part_options(binary, trees, expected, tally):
     # Bad input: one line from rank 0 (mpirun adds its own banner), exit 2;
     # for the rank options, the line names the option.
     for args, what, names in (
@@ -627,6 +631,9 @@ def part_faults(binary, trees, expected, tally):
     rec = json.loads(p.stdout)
     tally.check(p.returncode == 0 and not rec["engine"]["mpi"] and "ranks" not in rec and rec["engine"]["ranks"] == 1
                 and results_of(rec) == expected["T3"], "without mpirun: exact, MPI not started, no rank records")
+
+
+def part_faults(binary, trees, expected, tally):
     # A killed rank ends the job with a message, in every mode.
     for mode in MODES:
         for ranks in (2, 3):
@@ -737,10 +744,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
     ap.add_argument("csv")
-    ap.add_argument("--part", default="all", choices=["matrix", "matrix-full", "stress", "faults", "all"])
+    ap.add_argument("--part", default="all", choices=["matrix", "matrix-full", "stress", "options", "faults", "all"])
     ap.add_argument("--full", action="store_true", help="--part matrix: the whole cross product (as matrix-full)")
     ap.add_argument("--slice", default="0/1", help="matrix-full: I/N runs cells I, I+N, ... only")
-    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--runs", type=int, default=100 if os.environ.get("UTS_TEST_EXTENDED") == "1" else 50)
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
     try:
@@ -769,6 +776,8 @@ def main():
     if part in ("stress", "all"):
         part_stress(args.binary, trees, expected, tally, args.runs,
                     args.seed if args.seed is not None else int(time.time()))
+    if part in ("options", "all"):
+        part_options(args.binary, trees, expected, tally)
     if part in ("faults", "all"):
         part_faults(args.binary, trees, expected, tally)
     print("%s: %.0f s" % (part, time.time() - t0))
