@@ -258,13 +258,15 @@ class ThreadRun final : public LinkHost {
   void exploit_loop() {
     Node node;
     auto& deque = self_.deque;
+    // The expander pops more of our nodes while it hashes (Expander, Refill).
+    auto refill = [&deque](Node& parent) __attribute__((always_inline)) { return deque.pop(parent); };
     for (;;) {
       if (!deque.pop(node)) {
         // Children still queued are this thread's work: hash them (pushing
         // their children) before the deque may be called empty.
         if (!expander_.flush(sh_.tree, self_.counts, deque)) return;
       } else {
-        expander_.template add_as<kSlots>(sh_.tree, node, self_.counts, deque, keep_going());
+        expander_.template add_as<kSlots>(sh_.tree, node, self_.counts, deque, keep_going(), refill);
         serve_thieves(deque);
         if (seat_.due()) {
           model_work();

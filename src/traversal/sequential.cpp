@@ -69,13 +69,14 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
   std::uint64_t next_poll = kPollNodes;
   Node node;
   Expander expander(tree.sha1_path());
+  auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
   // One loop per way of queueing children (Expander::add_as).
   auto loop = [&](auto slots) {
     for (;;) {
       if (!stack.pop(node)) {
         if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete
       } else {
-        expander.add_as<decltype(slots)::value>(tree, node, out.counts, stack, keep_going);
+        expander.add_as<decltype(slots)::value>(tree, node, out.counts, stack, keep_going, refill);
       }
       if (expander.abandoned()) {  // a huge node or a -g batch given up
         if (out.status == RunStatus::complete) stop_now();

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "tree/counts.hpp"
 #include "tree/node.hpp"
 #include "tree/tree.hpp"
+#if defined(__x86_64__)
+#include "sha1/avx512_kernel.hpp"
+#endif
 
 namespace uts {
 
@@ -29,9 +33,20 @@ namespace uts {
 // Either way the run is partial, and the expansion says so (false /
 // abandoned()); an abandoned Expander holds nothing (pending() is false).
 inline constexpr std::uint32_t kHugeNode = 1024;
+// Rounds of the pair kernel between two refills (80 rounds: 7 refills).
+// Measured on T1L and T3L, --sequential and 1 thread: 10 was best or
+// within noise of it; 6 and 16 were 2-5% slower.
+inline constexpr int kRefillEvery = 10;
 
 struct AlwaysGoOn {
   bool operator()() const { return true; }
+};
+
+// Where the slot path (Expander) takes more parents while a pair of batches
+// is hashed: refill(node) pops the traversal's next node, as the traversal
+// would (false: none). A node whose children do not fit is pushed back.
+struct NoRefill {
+  bool operator()(Node&) const { return false; }
 };
 
 // Generate children [first, last) of `parent`, visiting each and keeping the
@@ -86,15 +101,29 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            kernel call with their rounds interleaved (one
 //                            batch's rounds are a chain of dependent
 //                            instructions that leaves the vector pipes idle
-//                            a tenth of the time). Two pairs, one filling and
-//                            one full and waiting: a pair is hashed when the
-//                            other fills up, so the kernel's 64-byte loads
-//                            read stores that committed a pair earlier (over
-//                            stores still in the store buffer they would
-//                            wait for all of them).
-// At most 4 x 16 - 1 children wait between calls on the slot path, and
-// lanes - 1 on the lane path; the depth-first order moves by at most four
-// batches.
+//                            a tenth of the time). Three pairs in turn: one
+//                            filling, one full and waiting, and the one being
+//                            hashed. A pair is hashed when the next fills up,
+//                            so the kernel's 64-byte loads read stores that
+//                            committed a pair earlier (over stores still in
+//                            the store buffer they would wait for all of
+//                            them). While it is hashed, the third pair fills:
+//                            between every kRefillEvery rounds the kernel
+//                            calls refill() for the traversal's next node
+//                            and queues its children, so the popping and
+//                            queueing (integer pipes) run beside the rounds
+//                            (vector pipes) instead of after them. A node
+//                            whose children would complete the filling pair
+//                            is pushed back, under the hashed pair's
+//                            children, and refilling stops until the next
+//                            pair. T1L --sequential: 99.96 against 93.41 M
+//                            nodes/s without it (results/benchmarks/
+//                            2026-11-25-refill.md).
+// At most 4 x 16 - 1 children wait between calls on the slot path (a pair
+// waiting, a pair filling), and lanes - 1 on the lane path; the depth-first
+// order moves by at most four batches, and by one more pair while a pair
+// is hashed: the parents refill() takes then come from under the hashed
+// pair's children, which are pushed after them.
 class Expander {
  public:
   explicit Expander(sha1::Path path)
@@ -102,21 +131,21 @@ class Expander {
 
   // add() is always inlined: it is the per-node path, and the compiler's
   // budget otherwise goes to the engine's cold paths.
-  template <class Sink, class KeepGoing = AlwaysGoOn>
+  template <class Sink, class KeepGoing = AlwaysGoOn, class Refill = NoRefill>
   [[gnu::always_inline]] void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
-                                  KeepGoing&& keep_going = AlwaysGoOn{}) {
-    if (slots_) add_as<true>(tree, parent, counts, sink, keep_going);
-    else add_as<false>(tree, parent, counts, sink, keep_going);
+                                  KeepGoing&& keep_going = AlwaysGoOn{}, Refill&& refill = NoRefill{}) {
+    if (slots_) add_as<true>(tree, parent, counts, sink, keep_going, refill);
+    else add_as<false>(tree, parent, counts, sink, keep_going, refill);
   }
   // The same where the caller knows the path (kSlots == slots()): a
   // traversal loop instantiated once per way has no test of the path per
   // node (measured: the SHA-NI path's --sequential was 1-2% slower with it).
   bool slots() const { return slots_; }
-  template <bool kSlots, class Sink, class KeepGoing = AlwaysGoOn>
+  template <bool kSlots, class Sink, class KeepGoing = AlwaysGoOn, class Refill = NoRefill>
   [[gnu::always_inline]] void add_as(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
-                                     KeepGoing&& keep_going = AlwaysGoOn{}) {
-    if (parent.children > kHugeNode) return add_huge(tree, parent, counts, sink, keep_going);
-    if constexpr (kSlots) add_slots(tree, parent, 0, parent.children, counts, sink);
+                                     KeepGoing&& keep_going = AlwaysGoOn{}, Refill&& refill = NoRefill{}) {
+    if (parent.children > kHugeNode) return add_huge(tree, parent, counts, sink, keep_going, refill);
+    if constexpr (kSlots) add_slots(tree, parent, 0, parent.children, counts, sink, refill);
     else add_lanes(tree, parent, counts, sink);
   }
 
@@ -133,7 +162,8 @@ class Expander {
   bool flush(const Tree& tree, Counts& counts, Sink& sink) {
     if (waiting_) {
       waiting_ = false;
-      run_pair(tree, slots_buf_[filling_ ^ 1], lanes_, counts, sink);
+      NoRefill none;
+      run_pair(tree, slots_buf_[waiting()], lanes_, counts, sink, none);
       return true;
     }
     if (pending_ == 0 && half_ == 0) return false;
@@ -149,7 +179,10 @@ class Expander {
     Slots* pair = slots_buf_[filling_];
     if (half == 0) run_slots(tree, pair[0], n, counts, sink);  // the first batch, part-filled
     else if (n == 0) run_slots(tree, pair[0], lanes_, counts, sink);  // the first full, the second empty
-    else run_pair(tree, pair, n, counts, sink);
+    else {
+      NoRefill none;
+      run_pair(tree, pair, n, counts, sink, none);
+    }
     return true;
   }
 
@@ -211,9 +244,9 @@ class Expander {
 
   // Children [first, last) of `parent` (last > first is not required): one
   // slot per batch the children land in.
-  template <class Sink>
+  template <class Sink, class Refill>
   [[gnu::always_inline]] void add_slots(const Tree& tree, const Node& parent, std::uint32_t first,
-                                        std::uint32_t last, Counts& counts, Sink& sink) {
+                                        std::uint32_t last, Counts& counts, Sink& sink, Refill& refill) {
     if (first == last) return;  // no lanes, no slot (so a batch has at most 16 slots)
     const std::uint32_t height = parent.height + 1;
     // The state in locals: the batch's stores could alias the members, and
@@ -232,18 +265,20 @@ class Expander {
         return;
       }
       first += room;
-      full(tree, counts, sink);  // pending_ and nslots_ start again at 0
+      full(tree, counts, sink, refill);  // a new batch, maybe with parents from refill() in it
       if (first == last || abandoned_) return;  // abandoned: queue nothing more
-      pending = 0;
-      nslots = 0;
+      pending = pending_;
+      nslots = nslots_;
     }
   }
 
   // The filling slot batch is full. The first of a pair: fill the second.
   // The second: hash the waiting pair (if any), and this pair waits in its
   // place.
-  template <class Sink>
-  [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink) {
+  // Three pairs in turn: while the waiting one is hashed, the one after it
+  // is filled (Refill) and the one just filled waits.
+  template <class Sink, class Refill>
+  [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink, Refill& refill) {
     pending_ = 0;
     nslots_ = 0;
     if (half_ == 0) {
@@ -252,14 +287,56 @@ class Expander {
     }
     half_ = 0;
     const bool was_waiting = waiting_;
+    const int hashed = waiting();
     waiting_ = true;
-    filling_ ^= 1;
-    if (was_waiting) run_pair(tree, slots_buf_[filling_], lanes_, counts, sink);
+    filling_ = filling_ == 2 ? 0 : filling_ + 1;  // waiting() is now the pair just filled
+    if (was_waiting) run_pair(tree, slots_buf_[hashed], lanes_, counts, sink, refill);
+  }
+  int waiting() const { return filling_ == 0 ? 2 : filling_ - 1; }
+
+  // One parent from refill() into the filling pair, if it fits without
+  // completing it (room: the lanes left in the pair, and one more); one
+  // that does not is kept in `back`, to be pushed back. false: stop. A
+  // parent without children (never in a sink: only nodes with children are
+  // pushed) is pushed back too: it would take a slot without a lane, and a
+  // batch has slots for sixteen parents only.
+  template <class Refill>
+  [[gnu::always_inline]] bool refill_one(Refill& refill, Node& back, bool& has_back) {
+    const auto left = static_cast<std::uint32_t>(lanes_ - pending_);
+    const std::uint32_t room = left + (half_ == 0 ? static_cast<std::uint32_t>(lanes_) : 0);
+    Node parent;
+    if (!refill(parent)) return false;
+    if (parent.children >= room || parent.children == 0) {
+      back = parent;
+      has_back = true;
+      return false;
+    }
+    const std::uint32_t height = parent.height + 1;
+    Slots& b = slots_buf_[filling_][half_];
+    b.batch.put(nslots_, parent.id, pending_, 0);
+    b.heights[nslots_] = height;
+    if (parent.children < left) {
+      pending_ += static_cast<int>(parent.children);
+      ++nslots_;
+      return true;
+    }
+    // The first batch is full (half_ was 0: children < room); the rest in the second.
+    half_ = 1;
+    pending_ = static_cast<int>(parent.children - left);
+    nslots_ = 0;
+    if (pending_ != 0) {
+      Slots& second = slots_buf_[filling_][1];
+      second.batch.put(0, parent.id, 0, left);
+      second.heights[0] = height;
+      nslots_ = 1;
+    }
+    return true;
   }
 
   // A pair of slot batches: the first full, the second with n lanes.
-  template <class Sink>
-  [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink) {
+  template <class Sink, class Refill>
+  [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink,
+                                       Refill& refill) {
     if (tree.granularity() != 1) {  // -g: a batch at a time, through child_ids() (which polls for a stop)
       run_slots(tree, pair[0], lanes_, counts, sink);
       if (!abandoned_) run_slots(tree, pair[1], n, counts, sink);
@@ -267,8 +344,23 @@ class Expander {
     }
     alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
     Tree::BatchVisit v;
-    tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
-                                     heights_, children, v);
+#if defined(__x86_64__)
+    if constexpr (!std::is_same_v<std::decay_t<Refill>, NoRefill>) {
+      bool more = true, has_back = false;
+      Node back;
+      auto step = [&]() __attribute__((always_inline)) {
+        if (more) more = refill_one(refill, back, has_back);
+      };
+      sha1::avx512_kernel::hash_slot_pair<kRefillEvery>(pair[0].batch, pair[1].batch, ids_, step);
+      tree.visit_slot_pair_avx512(ids_, pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, heights_,
+                                  children, v);
+      counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
+      push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
+      return;
+    } else
+#endif
+      tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
+                                       heights_, children, v);
     counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
     push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink);
   }
@@ -290,14 +382,15 @@ class Expander {
   // ---- both ----
 
   // A huge node in pieces of kHugeNode children, asking between them.
-  template <class Sink, class KeepGoing>
+  template <class Sink, class KeepGoing, class Refill>
   [[gnu::noinline]] void add_huge(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
-                                  KeepGoing& keep_going) {
+                                  KeepGoing& keep_going, Refill& refill) {
     const std::uint32_t height = parent.height + 1;
     if (slots_) {
       for (std::uint32_t i = 0; i < parent.children; i += kHugeNode) {
         if (i != 0 && !keep_going()) return abandon();
-        add_slots(tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink);
+        add_slots(tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink,
+                  refill);
         if (abandoned_) return;
       }
       return;
@@ -332,13 +425,16 @@ class Expander {
   // data-dependent exit, once per batch (a branch per child mispredicted on
   // a fifth of the nodes and cost a third of the traversal's time with the
   // AVX-512 kernel).
+  // `back`, if given, first: a parent refill() took that did not fit.
   template <class Sink>
   [[gnu::always_inline]] void push(int n, std::uint32_t inner, std::uint32_t kept, std::uint64_t checksum,
-                                   const std::uint32_t* children, Counts& counts, Sink& sink) {
+                                   const std::uint32_t* children, Counts& counts, Sink& sink,
+                                   const Node* back = nullptr) {
     counts.nodes += static_cast<std::uint64_t>(n);
     counts.leaves += static_cast<std::uint64_t>(n) - kept;
     counts.checksum += checksum;
-    auto out = sink.pusher(kept);
+    auto out = sink.pusher(kept + (back ? 1u : 0u));
+    if (back) out.push(*back);
     for (std::uint32_t m = inner; m != 0; m &= m - 1) {
       const int j = __builtin_ctz(m);
       Node child;
@@ -353,12 +449,12 @@ class Expander {
   sha1::Ids ids_;
   alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights (lane path: as the batch's columns)
   sha1::Batch batch_;  // the lane path's batch
-  Slots slots_buf_[2][2];  // the slot path's pairs of batches: filling_ and the other one
+  Slots slots_buf_[3][2];  // the slot path's pairs of batches: filling_, waiting() and the one hashed
   int pending_ = 0;        // lanes queued in the batch being filled
   int nslots_ = 0;         // slots used in slots_buf_[filling_][half_]
   int filling_ = 0;
   int half_ = 0;          // the batch of pair filling_ being filled (0: the first is not full)
-  bool waiting_ = false;  // pair slots_buf_[filling_ ^ 1] is full, not yet hashed
+  bool waiting_ = false;  // pair slots_buf_[waiting()] is full, not yet hashed
   int lanes_;
   bool slots_;
   bool abandoned_ = false;

@@ -116,6 +116,11 @@ class Tree {
                                    const sha1::SlotBatch& second, const std::uint32_t* second_heights, int n,
                                    sha1::Ids& ids, std::uint32_t* heights, std::uint32_t* children,
                                    BatchVisit& out) const;
+  // hash_visit_slot_pair_avx512's visit alone, for ids already hashed.
+  void visit_slot_pair_avx512(const sha1::Ids& ids, const sha1::SlotBatch& first,
+                              const std::uint32_t* first_heights, const sha1::SlotBatch& second,
+                              const std::uint32_t* second_heights, int n, std::uint32_t* heights,
+                              std::uint32_t* children, BatchVisit& out) const;
   int granularity() const { return params_.granularity; }
   // Whether the AVX-512 visit counts geometric children against one row of
   // thresholds held in registers (see shared_row_) instead of gathering

@@ -223,6 +223,15 @@ UTS_AVX512 void Tree::hash_visit_slot_pair_avx512(const sha1::SlotBatch& first, 
   visit_lanes_avx512(ids, heights, sha1::kMaxLanes + n, children, out);
 }
 
+UTS_AVX512 void Tree::visit_slot_pair_avx512(const sha1::Ids& ids, const sha1::SlotBatch& first,
+                                             const std::uint32_t* first_heights, const sha1::SlotBatch& second,
+                                             const std::uint32_t* second_heights, int n, std::uint32_t* heights,
+                                             std::uint32_t* children, BatchVisit& out) const {
+  slot_heights_to_lanes(first, first_heights, heights);
+  slot_heights_to_lanes(second, second_heights, heights + sha1::kMaxLanes);
+  visit_lanes_avx512(ids, heights, sha1::kMaxLanes + n, children, out);
+}
+
 }  // namespace uts
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -242,6 +251,9 @@ void Tree::hash_visit_slots_avx512(const sha1::SlotBatch&, const std::uint32_t*,
 void Tree::hash_visit_slot_pair_avx512(const sha1::SlotBatch&, const std::uint32_t*, const sha1::SlotBatch&,
                                        const std::uint32_t*, int, sha1::Ids&, std::uint32_t*, std::uint32_t*,
                                        BatchVisit&) const {}
+void Tree::visit_slot_pair_avx512(const sha1::Ids&, const sha1::SlotBatch&, const std::uint32_t*,
+                                  const sha1::SlotBatch&, const std::uint32_t*, int, std::uint32_t*, std::uint32_t*,
+                                  BatchVisit&) const {}
 
 }  // namespace uts
 

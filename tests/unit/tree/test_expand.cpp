@@ -2,7 +2,10 @@
 // Expander) visit exactly the same tree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "base/interrupt.hpp"
@@ -41,6 +44,49 @@ Counts traverse_plain(const Tree& tree) {
     expand(tree, n, c, s);
   }
   return c;
+}
+
+// Depth-first through an Expander whose refill() pops the same stack, as
+// the traversals do. watch.popped(s) follows every pop (the loop's and
+// refill's), watch.step(s) precedes each turn of the loop.
+struct NoWatch {
+  void popped(const VectorSink&) {}
+  void step(const VectorSink&) {}
+};
+struct Refilled {
+  Counts counts;
+  std::uint64_t refilled = 0;  // parents refill() took
+  bool pending = false;        // the Expander still held children at the end
+};
+template <class Watch = NoWatch>
+Refilled traverse_refilled(const Tree& tree, Watch&& watch = NoWatch{}) {
+  Refilled r;
+  VectorSink s;
+  auto pop = [&](Node& n) {
+    n = s.nodes.back();
+    s.nodes.pop_back();
+    watch.popped(s);
+  };
+  auto refill = [&](Node& n) {
+    if (s.nodes.empty()) return false;
+    pop(n);
+    ++r.refilled;
+    return true;
+  };
+  Expander e(tree.sha1_path());
+  if (visit(tree.root(), r.counts)) s.nodes.push_back(tree.root());
+  for (;;) {
+    watch.step(s);
+    if (s.nodes.empty()) {
+      if (!e.flush(tree, r.counts, s)) break;
+      continue;
+    }
+    Node n;
+    pop(n);
+    e.add(tree, n, r.counts, s, AlwaysGoOn{}, refill);
+  }
+  r.pending = e.pending();
+  return r;
 }
 
 // Binomial, 3 children with probability 0.3: whether a child has children
@@ -114,6 +160,108 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
       CHECK(got.max_depth == want.max_depth);
       CHECK(got.checksum == want.checksum);
     }
+  }
+}
+
+TEST_CASE("Expander: parents popped while a pair is hashed (refill) visit exactly the same tree") {
+  // The slot path pops more parents from the traversal while it hashes a
+  // pair (Expander::refill_one); a parent whose children would complete the
+  // pair being filled is pushed back, under the hashed pair's children. A
+  // node pushed twice is such a push-back. Each tree has parents taken by
+  // refill; the first two, push-backs too (binomial with m = 20: a parent
+  // does not fit once 12 lanes are taken; its children can span both
+  // batches of a pair).
+  TreeParams geo;
+  geo.type = TreeType::geometric;
+  geo.shape = GeoShape::fixed;
+  geo.b0 = 4;
+  geo.depth = 8;
+  geo.seed = 19;
+  TreeParams wide;  // 20 children: a parent spans both batches of a pair
+  wide.type = TreeType::binomial;
+  wide.b0 = 300;
+  wide.q = 0.049;
+  wide.m = 20;
+  wide.seed = 8;
+  TreeParams bin;  // 2000 root children, 7 each below
+  bin.type = TreeType::binomial;
+  bin.b0 = 2000;
+  bin.q = 0.12;
+  bin.m = 7;
+  bin.seed = 5;
+  const TreeParams trees[] = {geo, wide, bin, huge_root(5000)};
+  for (const TreeParams& p : trees) {
+    const bool pushes_back = &p < trees + 2;
+    for (sha1::Path path : {sha1::Path::avx512, sha1::Path::shani}) {
+      if (!sha1::resolve(path)) continue;  // not on this CPU (test_batch.cpp says so)
+      CAPTURE(sha1::to_string(path));
+      const Tree tree(p, path);
+      const Counts want = traverse_plain(tree);
+      // Counts ids pushed twice: s.nodes[0, checked) were seen and are
+      // unchanged since.
+      struct PushedTwice {
+        std::set<std::vector<std::uint32_t>> seen;
+        std::size_t checked = 0;
+        std::uint64_t count = 0;
+        void popped(const VectorSink& s) { checked = std::min(checked, s.nodes.size()); }
+        void step(const VectorSink& s) {
+          for (; checked < s.nodes.size(); ++checked) {
+            const Node& n = s.nodes[checked];
+            if (!seen.insert(std::vector<std::uint32_t>(n.id.begin(), n.id.end())).second) ++count;
+          }
+        }
+      } twice;
+      const Refilled r = traverse_refilled(tree, twice);
+      const Counts& got = r.counts;
+      const std::uint64_t refilled = r.refilled, pushed_twice = twice.count;
+      CHECK_FALSE(r.pending);
+      CHECK(got.nodes == want.nodes);
+      CHECK(got.leaves == want.leaves);
+      CHECK(got.max_depth == want.max_depth);
+      CHECK(got.checksum == want.checksum);
+      if (path == sha1::Path::avx512) {
+        CHECK(refilled > 100);
+        if (pushes_back) CHECK(pushed_twice > 0);
+      } else {
+        CHECK(refilled == 0);  // the lane path hashes as it fills: no refill
+      }
+      MESSAGE(std::string(sha1::to_string(path)), ": ", want.nodes, " nodes, ", refilled, " taken by refill, ", pushed_twice,
+              " pushed back");
+    }
+  }
+}
+
+TEST_CASE("Expander: refill with child counts around a batch's 16 lanes, and huge nodes through refill") {
+  // Binomial trees whose inner nodes all have m children: m = 15, 16 and 17
+  // fill a batch to one lane short, exactly, and one past (the spill into
+  // the pair's second batch), 31 to 33 the same for a pair; m = 1500 sends
+  // every inner node below the root through refill as a huge node (pushed
+  // back: it cannot fit).
+  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
+  std::vector<TreeParams> trees;
+  for (int m : {1, 2, 4, 8, 15, 16, 17, 24, 31, 32, 33, 1500}) {
+    for (int seed : {2, 4}) {  // m = 1500: 4701 and 1701 nodes
+      TreeParams p;
+      p.type = TreeType::binomial;
+      p.b0 = m == 1500 ? 200 : 300;
+      p.q = m == 1500 ? 0.0006 : 0.9 / m;
+      p.m = m;
+      p.seed = seed;
+      trees.push_back(p);
+    }
+  }
+  for (const TreeParams& p : trees) {
+    CAPTURE(p.m);
+    CAPTURE(p.seed);
+    const Tree tree(p, sha1::Path::avx512);
+    const Counts want = traverse_plain(tree);
+    const Refilled r = traverse_refilled(tree);
+    CHECK_FALSE(r.pending);
+    CHECK(r.counts.nodes == want.nodes);
+    CHECK(r.counts.leaves == want.leaves);
+    CHECK(r.counts.max_depth == want.max_depth);
+    CHECK(r.counts.checksum == want.checksum);
+    CHECK(r.refilled > 0);
   }
 }
 
