@@ -114,7 +114,9 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            queueing (integer pipes) run beside the rounds
 //                            (vector pipes) instead of after them. A node
 //                            whose children would complete the filling pair
-//                            is pushed back, under the hashed pair's
+//                            (with the rest of the node being queued, if
+//                            the kernel ran inside add()) is pushed back,
+//                            under the hashed pair's
 //                            children, and refilling stops until the next
 //                            pair. T1L --sequential: 99.96 against 93.41 M
 //                            nodes/s without it (results/benchmarks/
@@ -243,7 +245,11 @@ class Expander {
   // ---- slots (avx512) ----
 
   // Children [first, last) of `parent` (last > first is not required): one
-  // slot per batch the children land in.
+  // slot per batch the children land in. A refill while a pair is hashed
+  // here leaves room for the parent's remaining children, so they never
+  // complete a pair the refill filled: one call counts no refilled child,
+  // and --max-nodes keeps its bound (docs/output.md section 8; refilling
+  // to the brim let a node with 4 children push several pairs through).
   template <class Sink, class Refill>
   [[gnu::always_inline]] void add_slots(const Tree& tree, const Node& parent, std::uint32_t first,
                                         std::uint32_t last, Counts& counts, Sink& sink, Refill& refill) {
@@ -265,7 +271,7 @@ class Expander {
         return;
       }
       first += room;
-      full(tree, counts, sink, refill);  // a new batch, maybe with parents from refill() in it
+      full(tree, counts, sink, refill, last - first);  // a new batch, maybe with parents from refill() in it
       if (first == last || abandoned_) return;  // abandoned: queue nothing more
       pending = pending_;
       nslots = nslots_;
@@ -277,8 +283,10 @@ class Expander {
   // place.
   // Three pairs in turn: while the waiting one is hashed, the one after it
   // is filled (Refill) and the one just filled waits.
+  // `reserve`: lanes the caller will still queue (refill leaves them room).
   template <class Sink, class Refill>
-  [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink, Refill& refill) {
+  [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink, Refill& refill,
+                                   std::uint32_t reserve) {
     pending_ = 0;
     nslots_ = 0;
     if (half_ == 0) {
@@ -290,23 +298,25 @@ class Expander {
     const int hashed = waiting();
     waiting_ = true;
     filling_ = filling_ == 2 ? 0 : filling_ + 1;  // waiting() is now the pair just filled
-    if (was_waiting) run_pair(tree, slots_buf_[hashed], lanes_, counts, sink, refill);
+    if (was_waiting) run_pair(tree, slots_buf_[hashed], lanes_, counts, sink, refill, reserve);
   }
   int waiting() const { return filling_ == 0 ? 2 : filling_ - 1; }
 
   // One parent from refill() into the filling pair, if it fits without
-  // completing it (room: the lanes left in the pair, and one more); one
-  // that does not is kept in `back`, to be pushed back. false: stop. A
+  // completing it (room: the lanes left in the pair, and one more, less
+  // `reserve`); one that does not is kept in `back`, to be pushed back.
+  // false: stop. A
   // parent without children (never in a sink: only nodes with children are
   // pushed) is pushed back too: it would take a slot without a lane, and a
   // batch has slots for sixteen parents only.
   template <class Refill>
-  [[gnu::always_inline]] bool refill_one(Refill& refill, Node& back, bool& has_back) {
+  [[gnu::always_inline]] bool refill_one(Refill& refill, std::uint32_t reserve, Node& back, bool& has_back) {
     const auto left = static_cast<std::uint32_t>(lanes_ - pending_);
     const std::uint32_t room = left + (half_ == 0 ? static_cast<std::uint32_t>(lanes_) : 0);
+    if (reserve + 1 >= room) return false;  // no parent fits
     Node parent;
     if (!refill(parent)) return false;
-    if (parent.children >= room || parent.children == 0) {
+    if (parent.children + reserve >= room || parent.children == 0) {
       back = parent;
       has_back = true;
       return false;
@@ -336,7 +346,7 @@ class Expander {
   // A pair of slot batches: the first full, the second with n lanes.
   template <class Sink, class Refill>
   [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink,
-                                       Refill& refill) {
+                                       Refill& refill, std::uint32_t reserve = 0) {
     if (tree.granularity() != 1) {  // -g: a batch at a time, through child_ids() (which polls for a stop)
       run_slots(tree, pair[0], lanes_, counts, sink);
       if (!abandoned_) run_slots(tree, pair[1], n, counts, sink);
@@ -349,7 +359,7 @@ class Expander {
       bool more = true, has_back = false;
       Node back;
       auto step = [&]() __attribute__((always_inline)) {
-        if (more) more = refill_one(refill, back, has_back);
+        if (more) more = refill_one(refill, reserve, back, has_back);
       };
       sha1::avx512_kernel::hash_slot_pair<kRefillEvery>(pair[0].batch, pair[1].batch, ids_, step);
       tree.visit_slot_pair_avx512(ids_, pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, heights_,
