@@ -165,8 +165,7 @@ template <int NB, int Every = 0, class Step = NoStep>
 // (compiled without AVX-512) calls; step() must be inlined into it
 // (an out-of-line call would spill every live zmm register).
 template <int Every, class Step>
-UTS_AVX512_KERNEL void hash_slot_pair(const SlotBatch& first, const SlotBatch& second,
-                                                                   Ids& out, Step&& step) {
+UTS_AVX512_KERNEL void hash_slot_pair(const SlotBatch& first, const SlotBatch& second, Ids& out, Step&& step) {
   V w[2][16];
   load_slots(first, w[0]);
   load_slots(second, w[1]);

@@ -116,9 +116,8 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            whose children would complete the filling pair
 //                            (with the rest of the node being queued, if
 //                            the kernel ran inside add()) is pushed back,
-//                            under the hashed pair's
-//                            children, and refilling stops until the next
-//                            pair. T1L --sequential: 99.96 against 93.41 M
+//                            under the hashed pair's children, and
+//                            refilling stops until the next pair. T1L --sequential: 99.96 against 93.41 M
 //                            nodes/s without it (results/benchmarks/
 //                            2026-11-25-refill.md).
 // At most 4 x 16 - 1 children wait between calls on the slot path (a pair
@@ -305,10 +304,9 @@ class Expander {
   // One parent from refill() into the filling pair, if it fits without
   // completing it (room: the lanes left in the pair, and one more, less
   // `reserve`); one that does not is kept in `back`, to be pushed back.
-  // false: stop. A
-  // parent without children (never in a sink: only nodes with children are
-  // pushed) is pushed back too: it would take a slot without a lane, and a
-  // batch has slots for sixteen parents only.
+  // false: stop. A parent without children (never in a sink: only nodes
+  // with children are pushed) is pushed back too: it would take a slot
+  // without a lane, and a batch has slots for sixteen parents only.
   template <class Refill>
   [[gnu::always_inline]] bool refill_one(Refill& refill, std::uint32_t reserve, Node& back, bool& has_back) {
     const auto left = static_cast<std::uint32_t>(lanes_ - pending_);
@@ -354,25 +352,23 @@ class Expander {
     }
     alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
     Tree::BatchVisit v;
+    bool has_back = false;  // refill() took `back`, and it did not fit
+    Node back;
 #if defined(__x86_64__)
     if constexpr (!std::is_same_v<std::decay_t<Refill>, NoRefill>) {
-      bool more = true, has_back = false;
-      Node back;
+      bool more = true;
       auto step = [&]() __attribute__((always_inline)) {
         if (more) more = refill_one(refill, reserve, back, has_back);
       };
       sha1::avx512_kernel::hash_slot_pair<kRefillEvery>(pair[0].batch, pair[1].batch, ids_, step);
       tree.visit_slot_pair_avx512(ids_, pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, heights_,
                                   children, v);
-      counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-      push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
-      return;
     } else
 #endif
       tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
                                        heights_, children, v);
     counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink);
+    push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
   }
 
   template <class Sink>

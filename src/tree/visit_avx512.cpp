@@ -213,14 +213,8 @@ UTS_AVX512 void Tree::hash_visit_slot_pair_avx512(const sha1::SlotBatch& first, 
                                                   const std::uint32_t* second_heights, int n, sha1::Ids& ids,
                                                   std::uint32_t* heights, std::uint32_t* children,
                                                   BatchVisit& out) const {
-  using namespace sha1::avx512_kernel;
-  V w[2][16];
-  load_slots(first, w[0]);
-  load_slots(second, w[1]);
-  compress_n<2>(w, ids);
-  slot_heights_to_lanes(first, first_heights, heights);
-  slot_heights_to_lanes(second, second_heights, heights + sha1::kMaxLanes);
-  visit_lanes_avx512(ids, heights, sha1::kMaxLanes + n, children, out);
+  sha1::avx512_kernel::hash_slot_pair<0>(first, second, ids, sha1::avx512_kernel::NoStep{});
+  visit_slot_pair_avx512(ids, first, first_heights, second, second_heights, n, heights, children, out);
 }
 
 UTS_AVX512 void Tree::visit_slot_pair_avx512(const sha1::Ids& ids, const sha1::SlotBatch& first,
