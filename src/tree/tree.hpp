@@ -152,6 +152,11 @@ class Tree {
   // heights and children).
   void visit_lanes_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
                           BatchVisit& out) const;
+  // The lanes (bits of `lanes`) of column group `col` the vector rules left
+  // unsettled, by num_children(), into children[col + lane]. Out of line:
+  // rare, and it calls log().
+  [[gnu::cold, gnu::noinline]] void settle_lanes(const sha1::Ids& ids, const std::uint32_t* heights, int col,
+                                                 unsigned lanes, std::uint32_t* children) const;
 
   // u < q with u = v / 2^s exactly (a power-of-two scale), so for an integer
   // v: u < q  <=>  v < ceil(q * 2^s), an integer compare (built in the constructor).
@@ -262,7 +267,12 @@ class Tree {
   // threshold tables), past the cap, or within the margin of a threshold
   // take num_children(). Built when at most 1/32 of the numerators lie past
   // the row's 31st threshold (b0 up to about 8), so few lanes do.
+  // shared_probe_[k][i]: the row read at offset i of the search's level k
+  // (tree/visit_avx512.cpp): row[i + 7], row[i + 3], row[i + 1], row[i]
+  // and row[i - 1] (row[0] at i = 0), clamped to row[31]. With them a
+  // level's probe is one permute indexed by the count so far.
   alignas(64) std::uint32_t shared_row_[32] = {};
+  alignas(64) std::uint32_t shared_probe_[5][32] = {};
   std::uint32_t shared_row_below_ = 0;
   std::uint32_t shared_row_cap_ = 0;
   std::uint32_t no_children_from_ = 0;

@@ -31,6 +31,9 @@
 #endif
 
 #define UTS_AVX512 __attribute__((target("avx512f,avx512vl,popcnt")))
+// A lambda does not take its enclosing function's target: this after its
+// parameter list.
+#define UTS_AVX512_LAMBDA __attribute__((target("avx512f,avx512vl,popcnt"), always_inline))
 
 namespace uts {
 
@@ -62,29 +65,30 @@ UTS_AVX512 inline __m512i geometric_lanes(__m512i v, __m512i h, std::uint32_t ta
 
 // geometric, fixed shape: n = #{j : v >= row[j]} over the row's 31
 // thresholds (ascending; ~0 past the row's count), by a binary search whose
-// probes are vpermi2d lookups in the two registers holding the row. Settled
-// where it matches the scalar rule (tree.hpp, geometric_children): n within
-// the cap (else the count may go on past the row, or v is ~0 and matched
-// the padding) and v more than the margin from the thresholds on both
-// sides. Heights at or past no_children_from have none; heights between
-// the two bounds are unsettled.
-UTS_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::uint32_t* row, std::uint32_t below,
-                                           std::uint32_t cap, std::uint32_t no_children_from, std::uint32_t margin,
+// probes are vpermi2d lookups: level k reads table probe[k] (tree.hpp,
+// shared_probe_: the row shifted by the level's offset) at the count so
+// far, so no index arithmetic sits on the search's chain. Settled where it
+// matches the scalar rule (tree.hpp, geometric_children): n within the cap
+// (else the count may go on past the row, or v is ~0 and matched the
+// padding) and v more than the margin from the thresholds on both sides
+// (at n = 0 the one below is row[0] itself, which v is below: never near).
+// Heights at or past no_children_from have none; heights between the two
+// bounds are unsettled.
+UTS_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::uint32_t* row,
+                                           const std::uint32_t (*probe)[32], std::uint32_t below, std::uint32_t cap,
+                                           std::uint32_t no_children_from, std::uint32_t margin,
                                            __mmask16& unsettled) {
-  const __m512i lo = _mm512_load_si512(row), hi = _mm512_load_si512(row + 16);
-  __m512i n;
-  // Probes row[n + step - 1], at most row[30]. The first probe is row[15] for every lane.
-  n = _mm512_maskz_mov_epi32(_mm512_cmpge_epu32_mask(v, splat(row[15])), splat(16));
-#pragma GCC unroll 4
-  for (std::uint32_t step = 8; step >= 1; step /= 2) {
-    const __m512i probe = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(n, splat(step - 1)), hi);
-    n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe), n, splat(step));
-  }
-  // row[n - 1] <= v < row[n]; at n = 0 the index wraps to 31 (masked out).
-  const __m512i below_t = _mm512_permutex2var_epi32(lo, _mm512_sub_epi32(n, splat(1)), hi);
-  const __m512i above_t = _mm512_permutex2var_epi32(lo, n, hi);
-  const __mmask16 some = _mm512_cmpneq_epi32_mask(n, _mm512_setzero_si512());
-  const __mmask16 near = _mm512_mask_cmplt_epu32_mask(some, _mm512_sub_epi32(v, below_t), splat(margin)) |
+  auto at = [probe](int k, __m512i n) UTS_AVX512_LAMBDA {
+    return _mm512_permutex2var_epi32(_mm512_load_si512(probe[k]), n, _mm512_load_si512(probe[k] + 16));
+  };
+  __m512i n = _mm512_maskz_mov_epi32(_mm512_cmpge_epu32_mask(v, splat(row[15])), splat(16));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(0, n)), n, splat(8));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(1, n)), n, splat(4));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(2, n)), n, splat(2));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(3, n)), n, splat(1));
+  // row[n - 1] <= v < row[n]
+  const __m512i below_t = at(4, n), above_t = at(3, n);
+  const __mmask16 near = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v, below_t), splat(margin)) |
                          _mm512_cmple_epu32_mask(_mm512_sub_epi32(above_t, v), splat(margin)) |
                          _mm512_cmpgt_epu32_mask(n, splat(cap));
   const __mmask16 in_row = _mm512_cmplt_epu32_mask(h, splat(below));
@@ -93,9 +97,48 @@ UTS_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::uint
   return _mm512_maskz_mov_epi32(in_row, n);
 }
 
-// checksum_term(id) = (id[0] << 32) | id[1] for eight lanes, as 64-bit lanes.
-UTS_AVX512 inline __m512i checksum_terms(__m256i w0, __m256i w1) {
-  return _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(w0), 32), _mm512_cvtepu32_epi64(w1));
+// The visit's pass over the lanes, sixteen at a time, for one rule:
+// rule(v, h, unsettled) gives sixteen lanes' counts and the lanes it cannot
+// settle. The sums and the highest height are kept in vectors and reduced
+// once, after both halves of a pair. checksum_term(id) = (id[0] << 32) |
+// id[1] is, as a 64-bit lane, word 1 interleaved with word 0 above it: the
+// unpacks make eight such lanes each (in a shuffled lane order, which a sum
+// does not see).
+// settle(col, lanes): the scalar rule for the lanes the vector one left.
+template <class Settle, class Rule>
+UTS_AVX512 inline void visit_columns(const sha1::Ids& ids, const std::uint32_t* heights, int n,
+                                     std::uint32_t variate_mask, std::uint32_t* children, Tree::BatchVisit& out,
+                                     Settle settle, Rule rule) {
+  const __m512i zero = _mm512_setzero_si512();
+  std::uint32_t inner_all = 0;
+  __m512i sum = zero, highest = zero;
+  for (int col = 0; col < n; col += 16) {
+    const int left = n - col;
+    const bool full = left >= 16;
+    const __mmask16 live = static_cast<__mmask16>(full ? 0xFFFFu : (1u << left) - 1u);
+    const __m512i h = _mm512_loadu_si512(heights + col);
+    const __m512i v = _mm512_and_si512(_mm512_load_si512(ids.word[4] + col), splat(variate_mask));
+    __mmask16 unsettled = 0;
+    __m512i kids = rule(v, h, unsettled);
+    _mm512_storeu_si512(children + col, kids);
+    unsettled &= live;
+    if (unsettled != 0) [[unlikely]] {
+      settle(col, unsettled);
+      kids = _mm512_loadu_si512(children + col);
+    }
+    inner_all |= static_cast<std::uint32_t>(_mm512_mask_cmpneq_epi32_mask(live, kids, zero)) << col;
+    __m512i w0 = _mm512_load_si512(ids.word[0] + col), w1 = _mm512_load_si512(ids.word[1] + col);
+    if (!full) {
+      w0 = _mm512_maskz_mov_epi32(live, w0);
+      w1 = _mm512_maskz_mov_epi32(live, w1);
+    }
+    sum = _mm512_add_epi64(sum, _mm512_add_epi64(_mm512_unpacklo_epi32(w1, w0), _mm512_unpackhi_epi32(w1, w0)));
+    highest = _mm512_mask_max_epu32(highest, live, highest, h);
+  }
+  out.inner = inner_all;
+  out.kept = static_cast<std::uint32_t>(__builtin_popcount(inner_all));
+  out.checksum = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+  out.max_height = static_cast<std::uint32_t>(_mm512_reduce_max_epu32(highest));
 }
 
 }  // namespace
@@ -105,73 +148,57 @@ UTS_AVX512 void Tree::visit_batch_avx512(const sha1::Ids& ids, const std::uint32
   visit_lanes_avx512(ids, heights, n, children, out);
 }
 
-// Sixteen lanes at a time; the sums and the highest height are kept in
-// vectors and reduced once, after both halves of a pair.
+void Tree::settle_lanes(const sha1::Ids& ids, const std::uint32_t* heights, int col, unsigned lanes,
+                        std::uint32_t* children) const {
+  for (unsigned u = lanes; u != 0; u &= u - 1) {
+    const int j = col + __builtin_ctz(u);
+    children[j] = static_cast<std::uint32_t>(num_children(ids.word[4][j], heights[j]));
+  }
+}
+
+// One pass per rule, chosen once per call.
 UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n,
                                          std::uint32_t* children, BatchVisit& out) const {
-  const __m512i zero = _mm512_setzero_si512();
   const auto m = static_cast<std::uint32_t>(params_.m);
   const auto root_children = static_cast<std::uint32_t>(binomial_root_children_);
-  std::uint32_t inner_all = 0;
-  __m512i sum = zero, highest = zero;
-  for (int col = 0; col < n; col += 16) {
-    const int left = n - col;
-    const __mmask16 live = static_cast<__mmask16>(left >= 16 ? 0xFFFFu : (1u << left) - 1u);
-    const __m512i h = _mm512_loadu_si512(heights + col);
-    const __m512i x = _mm512_load_si512(ids.word[4] + col);
-    const __m512i v = _mm512_and_si512(x, splat(variate_mask_));
-    __m512i kids = zero;
-    __mmask16 unsettled = 0;
-    switch (params_.type) {
-      case TreeType::binomial:
-        kids = binomial_lanes(v, h, binomial_below_, m, root_children);
-        break;
-      case TreeType::geometric:
-        if (shared_row_below_ != 0)
-          kids = shared_row_lanes(v, h, shared_row_, shared_row_below_, shared_row_cap_, no_children_from_,
-                                  static_cast<std::uint32_t>(kThresholdMargin), unsettled);
-        else
-          kids = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(), kAmbiguous,
-                                 unsettled);
-        break;
-      case TreeType::hybrid: {
-        const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));
-        const __m512i g = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_, buckets_.data(),
-                                          kAmbiguous, unsettled);
-        kids = _mm512_mask_mov_epi32(binomial_lanes(v, h, binomial_below_, m, root_children), geo, g);
-        unsettled &= geo;
-        break;
-      }
-      case TreeType::balanced: {
-        const __mmask16 above = _mm512_cmplt_epu32_mask(h, splat(static_cast<std::uint32_t>(params_.depth)));
-        kids = _mm512_maskz_mov_epi32(above, splat(static_cast<std::uint32_t>(balanced_children_)));
-        break;
-      }
+  const std::uint64_t below = binomial_below_;
+  const std::uint32_t mask = variate_mask_;
+  auto settle = [&](int col, unsigned lanes) { settle_lanes(ids, heights, col, lanes, children); };
+  switch (params_.type) {
+    case TreeType::binomial:
+      return visit_columns(ids, heights, n, mask, children, out, settle, [=](__m512i v, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
+        return binomial_lanes(v, h, below, m, root_children);
+      });
+    case TreeType::geometric:
+      if (shared_row_below_ != 0)
+        return visit_columns(ids, heights, n, mask, children, out, settle,
+                             [this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
+                               return shared_row_lanes(v, h, shared_row_, shared_probe_, shared_row_below_,
+                                                       shared_row_cap_, no_children_from_,
+                                                       static_cast<std::uint32_t>(kThresholdMargin), unsettled);
+                             });
+      return visit_columns(ids, heights, n, mask, children, out, settle,
+                           [this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
+                             return geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_,
+                                                    buckets_.data(), kAmbiguous, unsettled);
+                           });
+    case TreeType::hybrid:
+      return visit_columns(ids, heights, n, mask, children, out, settle,
+                           [=, this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
+                             const __mmask16 geo = _mm512_cmplt_epu32_mask(h, splat(hybrid_geometric_below_));
+                             const __m512i g = geometric_lanes(v, h, bucket_heights_, kBucketBits, bucket_shift_,
+                                                               buckets_.data(), kAmbiguous, unsettled);
+                             unsettled &= geo;
+                             return _mm512_mask_mov_epi32(binomial_lanes(v, h, below, m, root_children), geo, g);
+                           });
+    case TreeType::balanced: {
+      const auto depth = static_cast<std::uint32_t>(params_.depth);
+      const auto b = static_cast<std::uint32_t>(balanced_children_);
+      return visit_columns(ids, heights, n, mask, children, out, settle, [=](__m512i, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
+        return _mm512_maskz_mov_epi32(_mm512_cmplt_epu32_mask(h, splat(depth)), splat(b));
+      });
     }
-    _mm512_storeu_si512(children + col, kids);
-    unsettled &= live;
-    if (unsettled != 0) {
-      for (unsigned u = unsettled; u != 0; u &= u - 1) {
-        const int j = col + __builtin_ctz(u);
-        children[j] = static_cast<std::uint32_t>(num_children(ids.word[4][j], heights[j]));
-      }
-      kids = _mm512_loadu_si512(children + col);
-    }
-    const __mmask16 inner = _mm512_mask_cmpneq_epi32_mask(live, kids, zero);
-    inner_all |= static_cast<std::uint32_t>(inner) << col;
-    // checksum_term(id) = (id[0] << 32) | id[1], summed mod 2^64 over live lanes.
-    const __m512i w0 = _mm512_load_si512(ids.word[0] + col), w1 = _mm512_load_si512(ids.word[1] + col);
-    const __m512i low = checksum_terms(_mm512_castsi512_si256(w0), _mm512_castsi512_si256(w1));
-    const __m512i high = checksum_terms(_mm512_maskz_extracti64x4_epi64(0xFF, w0, 1),
-                                        _mm512_maskz_extracti64x4_epi64(0xFF, w1, 1));
-    sum = _mm512_add_epi64(sum, _mm512_maskz_mov_epi64(static_cast<__mmask8>(live & 0xFF), low));
-    sum = _mm512_add_epi64(sum, _mm512_maskz_mov_epi64(static_cast<__mmask8>(live >> 8), high));
-    highest = _mm512_max_epu32(highest, _mm512_maskz_mov_epi32(live, h));
   }
-  out.inner = inner_all;
-  out.kept = static_cast<std::uint32_t>(__builtin_popcount(inner_all));
-  out.checksum = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
-  out.max_height = static_cast<std::uint32_t>(_mm512_reduce_max_epu32(highest));
 }
 
 namespace {

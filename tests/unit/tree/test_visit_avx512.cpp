@@ -154,7 +154,8 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
     const Tree scalar(p, sha1::Path::avx512);  // the same rules, asked lane by lane
     CAPTURE(static_cast<int>(p.type));
     for (int rep = 0; rep < 3000; ++rep) {
-      const int n = 1 + rep % sha1::kMaxLanes;
+      // 1 to 32 lanes: one column of sixteen or two (a pair's), either part-filled.
+      const int n = 1 + rep % (2 * sha1::kMaxLanes);
       sha1::Ids ids;
       alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
       for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) {
@@ -179,7 +180,7 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
           ids.word[4][l] = static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
         }
       }
-      alignas(64) std::uint32_t children[sha1::kMaxLanes];
+      alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
       Tree::BatchVisit v;
       tree.visit_batch_avx512(ids, heights, n, children, v);
       ExpectedVisit want_v;
