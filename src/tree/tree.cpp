@@ -1,5 +1,7 @@
 #include "tree/tree.hpp"
 
+#include "tree/row_search_avx512.hpp"
+
 #include "sha1/sha1.hpp"
 
 #include <algorithm>
@@ -120,9 +122,7 @@ void Tree::build_shared_row() {
   if (row.count >= kRow && (range - row.first_v[kRow - 1]) * 32 > range) return;  // too many lanes past the row
   for (int j = 0; j < 32; ++j)
     shared_row_[j] = j < std::min(row.count, kRow) ? static_cast<std::uint32_t>(row.first_v[j]) : 0xFFFFFFFFu;
-  constexpr int kOffset[5] = {7, 3, 1, 0, -1};
-  for (int k = 0; k < 5; ++k)
-    for (int i = 0; i < 32; ++i) shared_probe_[k][i] = shared_row_[std::clamp(i + kOffset[k], 0, 31)];
+  row_search::build_probes(shared_row_, shared_probe_);
   shared_row_cap_ = static_cast<std::uint32_t>(std::min(row.count, kRow - 1));
   no_children_from_ = depth;
   shared_row_below_ = below;

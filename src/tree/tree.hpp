@@ -268,9 +268,9 @@ class Tree {
   // take num_children(). Built when at most 1/32 of the numerators lie past
   // the row's 31st threshold (b0 up to about 8), so few lanes do.
   // shared_probe_[k][i]: the row read at offset i of the search's level k
-  // (tree/visit_avx512.cpp): row[i + 7], row[i + 3], row[i + 1], row[i]
-  // and row[i - 1] (row[0] at i = 0), clamped to row[31]. With them a
-  // level's probe is one permute indexed by the count so far.
+  // (tree/row_search_avx512.hpp): row[i + 7], row[i + 3], row[i + 1],
+  // row[i] and row[i - 1] (row[0] at i = 0), clamped to row[31]. With them
+  // a level's probe is one permute indexed by the count so far.
   alignas(64) std::uint32_t shared_row_[32] = {};
   alignas(64) std::uint32_t shared_probe_[5][32] = {};
   std::uint32_t shared_row_below_ = 0;

@@ -24,6 +24,7 @@
 #include <immintrin.h>
 
 #include "sha1/avx512_kernel.hpp"
+#include "tree/row_search_avx512.hpp"
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -61,40 +62,6 @@ UTS_AVX512 inline __m512i geometric_lanes(__m512i v, __m512i h, std::uint32_t ta
   const __m512i k = _mm512_and_si512(bytes, splat(0xFF));
   unsettled = static_cast<__mmask16>(~tabled | _mm512_cmpeq_epi32_mask(k, splat(ambiguous)));
   return k;
-}
-
-// geometric, fixed shape: n = #{j : v >= row[j]} over the row's 31
-// thresholds (ascending; ~0 past the row's count), by a binary search whose
-// probes are vpermi2d lookups: level k reads table probe[k] (tree.hpp,
-// shared_probe_: the row shifted by the level's offset) at the count so
-// far, so no index arithmetic sits on the search's chain. Settled where it
-// matches the scalar rule (tree.hpp, geometric_children): n within the cap
-// (else the count may go on past the row, or v is ~0 and matched the
-// padding) and v more than the margin from the thresholds on both sides
-// (at n = 0 the one below is row[0] itself, which v is below: never near).
-// Heights at or past no_children_from have none; heights between the two
-// bounds are unsettled.
-UTS_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::uint32_t* row,
-                                           const std::uint32_t (*probe)[32], std::uint32_t below, std::uint32_t cap,
-                                           std::uint32_t no_children_from, std::uint32_t margin,
-                                           __mmask16& unsettled) {
-  auto at = [probe](int k, __m512i n) UTS_AVX512_LAMBDA {
-    return _mm512_permutex2var_epi32(_mm512_load_si512(probe[k]), n, _mm512_load_si512(probe[k] + 16));
-  };
-  __m512i n = _mm512_maskz_mov_epi32(_mm512_cmpge_epu32_mask(v, splat(row[15])), splat(16));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(0, n)), n, splat(8));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(1, n)), n, splat(4));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(2, n)), n, splat(2));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(3, n)), n, splat(1));
-  // row[n - 1] <= v < row[n]
-  const __m512i below_t = at(4, n), above_t = at(3, n);
-  const __mmask16 near = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v, below_t), splat(margin)) |
-                         _mm512_cmple_epu32_mask(_mm512_sub_epi32(above_t, v), splat(margin)) |
-                         _mm512_cmpgt_epu32_mask(n, splat(cap));
-  const __mmask16 in_row = _mm512_cmplt_epu32_mask(h, splat(below));
-  const __mmask16 none = _mm512_cmpge_epu32_mask(h, splat(no_children_from));
-  unsettled = static_cast<__mmask16>((in_row & near) | ~(in_row | none));
-  return _mm512_maskz_mov_epi32(in_row, n);
 }
 
 // The visit's pass over the lanes, sixteen at a time, for one rule:
@@ -173,7 +140,7 @@ UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32
       if (shared_row_below_ != 0)
         return visit_columns(ids, heights, n, mask, children, out, settle,
                              [this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
-                               return shared_row_lanes(v, h, shared_row_, shared_probe_, shared_row_below_,
+                               return row_search::shared_row_lanes(v, h, shared_row_, shared_probe_, shared_row_below_,
                                                        shared_row_cap_, no_children_from_,
                                                        static_cast<std::uint32_t>(kThresholdMargin), unsettled);
                              });

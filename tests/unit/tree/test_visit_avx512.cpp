@@ -311,3 +311,124 @@ TEST_CASE("AVX-512 pair of slot batches: hashed together and visited equals Cryp
   }
   CHECK(lanes_checked > 100000);
 }
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "tree/row_search_avx512.hpp"
+
+namespace {
+
+// Sixteen numerators through the row search; counts and unsettled lanes out.
+__attribute__((target("avx512f,avx512vl"))) void search_row(const std::uint32_t (&row)[32],
+                                                           const std::uint32_t (&probe)[5][32], std::uint32_t cap,
+                                                           const std::uint32_t* v, std::uint32_t* n,
+                                                           std::uint16_t& unsettled) {
+  __mmask16 u = 0;
+  const __m512i counts = row_search::shared_row_lanes(
+      _mm512_loadu_si512(v), _mm512_setzero_si512(), row, probe, /*below=*/1, cap, /*no_children_from=*/1,
+      /*margin=*/8, u);
+  _mm512_storeu_si512(n, counts);
+  unsettled = u;
+}
+
+}  // namespace
+
+TEST_CASE("AVX-512 row search: exact counts, and every lane the scalar rule would settle by the formula is flagged") {
+  if (!have_avx512("the row search")) return;
+  // Rows as build_shared_row makes them: `count` ascending thresholds, ~0
+  // past them and at index 31. Near a threshold (within the margin of 8)
+  // the scalar rule (tree.hpp, geometric_children) uses the exact formula,
+  // so the vector search must flag those lanes: the end-to-end tests cannot
+  // see a missed flag unless log() rounds across a threshold right there.
+  struct Case {
+    const char* what;
+    std::vector<std::uint32_t> thresholds;
+  };
+  std::vector<Case> cases;
+  auto geometric = [](double keep, double scale, int count) {
+    std::vector<std::uint32_t> t;
+    for (int j = 1; j <= count; ++j) t.push_back(static_cast<std::uint32_t>(std::ceil(scale * (1.0 - std::pow(keep, j)))));
+    return t;
+  };
+  cases.push_back({"b0 = 4, 31-bit (T1L's row)", geometric(0.8, 2147483648.0, 31)});
+  cases.push_back({"b0 = 8, 31-bit", geometric(8.0 / 9.0, 2147483648.0, 31)});
+  cases.push_back({"5 thresholds, padded", geometric(0.2, 2147483648.0, 5)});
+  cases.push_back({"b0 = 4, 32-bit", geometric(0.8, 4294967296.0, 31)});
+  cases.push_back({"thresholds at the ends of 32 bits", {0, 1, 9, 0x80000000u, 0xFFFFFFF0u, 0xFFFFFFFEu}});
+  cases.push_back({"equal neighbours", {100, 100, 5000, 5000, 5008, 0x7FFFFFF0u}});
+  std::size_t lanes = 0, flagged = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const int count = static_cast<int>(c.thresholds.size());
+    alignas(64) std::uint32_t row[32];
+    for (int j = 0; j < 32; ++j) row[j] = j < std::min(count, 31) ? c.thresholds[static_cast<std::size_t>(j)] : 0xFFFFFFFFu;
+    alignas(64) std::uint32_t probe[5][32];
+    row_search::build_probes(row, probe);
+    const auto cap = static_cast<std::uint32_t>(std::min(count, 30));
+    std::vector<std::uint32_t> vs = {0, 1, 7, 8, 9, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFF7u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (std::uint32_t t : c.thresholds)
+      for (int d = -12; d <= 12; ++d) vs.push_back(t + static_cast<std::uint32_t>(d));
+    while (vs.size() % 16 != 0) vs.push_back(vs.back());
+    for (std::size_t i = 0; i < vs.size(); i += 16) {
+      std::uint32_t n[16];
+      std::uint16_t unsettled = 0;
+      search_row(row, probe, cap, vs.data() + i, n, unsettled);
+      for (int l = 0; l < 16; ++l) {
+        const std::uint64_t v = vs[i + static_cast<std::size_t>(l)];
+        // The scalar rule's count and nearness, over the real thresholds in 64 bits.
+        int ns = 0;
+        while (ns < count && v >= c.thresholds[static_cast<std::size_t>(ns)]) ++ns;
+        const bool near = (ns > 0 && v - c.thresholds[static_cast<std::size_t>(ns - 1)] < 8) ||
+                          (ns < count && c.thresholds[static_cast<std::size_t>(ns)] - v <= 8);
+        const bool must = near || ns > static_cast<int>(cap);
+        const bool got = (unsettled >> l) & 1;
+        CAPTURE(v);
+        CHECK((!must || got));
+        if (!got) CHECK(n[l] == static_cast<std::uint32_t>(ns));
+        ++lanes;
+        flagged += got;
+      }
+    }
+  }
+  CHECK(lanes > 1000);
+  CHECK(flagged > lanes / 2);  // most numerators here sit within the margin of a threshold
+}
+#endif
+
+TEST_CASE("AVX-512 visit: lanes past the count never note a truncation") {
+  if (!have_avx512("the visit's dead lanes")) return;
+  TreeParams wide;  // geometric, b0 = 60: the largest numerators give counts past the 100 cap
+  wide.type = TreeType::geometric;
+  wide.shape = GeoShape::fixed;
+  wide.b0 = 60;
+  wide.depth = 3;
+  const Tree tree(wide, sha1::Path::avx512);
+  const Tree scalar(wide, sha1::Path::avx512);
+  for (int n = 1; n < 2 * sha1::kMaxLanes; ++n) {
+    sha1::Ids ids;
+    alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes];
+    for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) {
+      for (int k = 0; k < 5; ++k) ids.word[k][l] = static_cast<std::uint32_t>(l * 7 + k);
+      ids.word[4][l] = l < n ? static_cast<std::uint32_t>(l) * 1000u : 0x7FFFFFFFu;  // dead lanes: truncating
+      heights[l] = 1;
+    }
+    alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
+    Tree::BatchVisit v;
+    tree.visit_batch_avx512(ids, heights, n, children, v);
+    for (int l = 0; l < n; ++l)
+      CHECK(children[l] == static_cast<std::uint32_t>(scalar.num_children(ids.word[4][l], heights[l])));
+  }
+  CHECK(scalar.truncations() == 0);
+  CHECK(tree.truncations() == 0);
+  // And a live lane that truncates is noted once.
+  sha1::Ids ids{};
+  alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
+  for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) heights[l] = 1;
+  ids.word[4][0] = 0x7FFFFFFFu;
+  alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
+  Tree::BatchVisit v;
+  tree.visit_batch_avx512(ids, heights, 1, children, v);
+  CHECK(children[0] == static_cast<std::uint32_t>(scalar.num_children(0x7FFFFFFFu, 1)));
+  CHECK(tree.truncations() == 1);
+}
