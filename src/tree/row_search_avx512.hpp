@@ -60,16 +60,13 @@ UTS_ROW_AVX512 inline __m512i shared_row_lanes(__m512i v, __m512i h, const std::
                                                const std::uint32_t (*probe)[32], std::uint32_t below,
                                                std::uint32_t cap, std::uint32_t no_children_from,
                                                std::uint32_t margin, __mmask16& unsettled) {
-  auto at = [probe](int k, __m512i n) __attribute__((target("avx512f,avx512vl"), always_inline)) {
-    return probe_at(probe, k, n);
-  };
   __m512i n = _mm512_maskz_mov_epi32(_mm512_cmpge_epu32_mask(v, splat(row[15])), splat(16));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(0, n)), n, splat(8));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(1, n)), n, splat(4));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(2, n)), n, splat(2));
-  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, at(3, n)), n, splat(1));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe_at(probe, 0, n)), n, splat(8));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe_at(probe, 1, n)), n, splat(4));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe_at(probe, 2, n)), n, splat(2));
+  n = _mm512_mask_add_epi32(n, _mm512_cmpge_epu32_mask(v, probe_at(probe, 3, n)), n, splat(1));
   // row[n - 1] <= v < row[n]
-  const __m512i below_t = at(4, n), above_t = at(3, n);
+  const __m512i below_t = probe_at(probe, 4, n), above_t = probe_at(probe, 3, n);
   const __mmask16 near = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(v, below_t), splat(margin)) |
                          _mm512_cmple_epu32_mask(_mm512_sub_epi32(above_t, v), splat(margin)) |
                          _mm512_cmpgt_epu32_mask(n, splat(cap));

@@ -7,8 +7,8 @@
 // The rules, vectorised where they are a compare or a table lookup:
 //   binomial   (x & mask) < below ? m : 0, the root's count at height 0
 //   geometric  fixed shape: a binary search of the one row of thresholds
-//              every height below the depth shares, held in two registers
-//              (tree.hpp, shared_row_); else the per-height bucket table
+//              every height below the depth shares (tree.hpp, shared_row_;
+//              tree/row_search_avx512.hpp); else the per-height bucket table
 //              (tree.hpp), gathered. A lane the vector rule cannot settle
 //              (an ambiguous bucket, a numerator near a threshold, a height
 //              with no table) takes the scalar num_children() (thresholds,
@@ -133,16 +133,17 @@ UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32
   auto settle = [&](int col, unsigned lanes) { settle_lanes(ids, heights, col, lanes, children); };
   switch (params_.type) {
     case TreeType::binomial:
-      return visit_columns(ids, heights, n, mask, children, out, settle, [=](__m512i v, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
-        return binomial_lanes(v, h, below, m, root_children);
-      });
+      return visit_columns(ids, heights, n, mask, children, out, settle,
+                           [=](__m512i v, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
+                             return binomial_lanes(v, h, below, m, root_children);
+                           });
     case TreeType::geometric:
       if (shared_row_below_ != 0)
         return visit_columns(ids, heights, n, mask, children, out, settle,
                              [this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
-                               return row_search::shared_row_lanes(v, h, shared_row_, shared_probe_, shared_row_below_,
-                                                       shared_row_cap_, no_children_from_,
-                                                       static_cast<std::uint32_t>(kThresholdMargin), unsettled);
+                               return row_search::shared_row_lanes(
+                                   v, h, shared_row_, shared_probe_, shared_row_below_, shared_row_cap_,
+                                   no_children_from_, static_cast<std::uint32_t>(kThresholdMargin), unsettled);
                              });
       return visit_columns(ids, heights, n, mask, children, out, settle,
                            [this](__m512i v, __m512i h, __mmask16& unsettled) UTS_AVX512_LAMBDA {
@@ -161,9 +162,10 @@ UTS_AVX512 void Tree::visit_lanes_avx512(const sha1::Ids& ids, const std::uint32
     case TreeType::balanced: {
       const auto depth = static_cast<std::uint32_t>(params_.depth);
       const auto b = static_cast<std::uint32_t>(balanced_children_);
-      return visit_columns(ids, heights, n, mask, children, out, settle, [=](__m512i, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
-        return _mm512_maskz_mov_epi32(_mm512_cmplt_epu32_mask(h, splat(depth)), splat(b));
-      });
+      return visit_columns(ids, heights, n, mask, children, out, settle,
+                           [=](__m512i, __m512i h, __mmask16&) UTS_AVX512_LAMBDA {
+                             return _mm512_maskz_mov_epi32(_mm512_cmplt_epu32_mask(h, splat(depth)), splat(b));
+                           });
     }
   }
 }

@@ -348,7 +348,8 @@ TEST_CASE("AVX-512 row search: exact counts, and every lane the scalar rule woul
   std::vector<Case> cases;
   auto geometric = [](double keep, double scale, int count) {
     std::vector<std::uint32_t> t;
-    for (int j = 1; j <= count; ++j) t.push_back(static_cast<std::uint32_t>(std::ceil(scale * (1.0 - std::pow(keep, j)))));
+    for (int j = 1; j <= count; ++j)
+      t.push_back(static_cast<std::uint32_t>(std::ceil(scale * (1.0 - std::pow(keep, j)))));
     return t;
   };
   cases.push_back({"b0 = 4, 31-bit (T1L's row)", geometric(0.8, 2147483648.0, 31)});
@@ -362,7 +363,8 @@ TEST_CASE("AVX-512 row search: exact counts, and every lane the scalar rule woul
     CAPTURE(c.what);
     const int count = static_cast<int>(c.thresholds.size());
     alignas(64) std::uint32_t row[32];
-    for (int j = 0; j < 32; ++j) row[j] = j < std::min(count, 31) ? c.thresholds[static_cast<std::size_t>(j)] : 0xFFFFFFFFu;
+    for (int j = 0; j < 32; ++j)
+      row[j] = j < std::min(count, 31) ? c.thresholds[static_cast<std::size_t>(j)] : 0xFFFFFFFFu;
     alignas(64) std::uint32_t probe[5][32];
     row_search::build_probes(row, probe);
     const auto cap = static_cast<std::uint32_t>(std::min(count, 30));
