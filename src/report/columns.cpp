@@ -217,6 +217,7 @@ const Column kRun[] = {
     {nullptr, "engine.not_applicable", "poll_interval", false, [](V x) { return opt(x.r.engine.reference.poll_interval); }},
     {nullptr, "engine.not_applicable", "debug_level", false, [](V x) { return opt(x.r.engine.reference.debug_level); }},
     {nullptr, "machine", "cpu_model", false, [](V x) { return text(x.r.machine.cpu_model); }},
+    {nullptr, "machine", "cpu_signature", false, [](V x) { return text(x.r.machine.cpu_signature); }},
     {nullptr, "machine", "logical_cpus", false, [](V x) { return integer(x.r.machine.logical_cpus); }},
     {nullptr, "machine", "sha_ni", false, [](V x) -> Cell { return x.r.machine.sha_ni; }},
     {nullptr, "build", "openmp_version", false, [](V x) { return integer(x.r.machine.openmp_version); }},

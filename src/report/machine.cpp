@@ -63,11 +63,43 @@ std::string mpi_library() {
 }
 }  // namespace
 
+std::string cpu_signature_of(std::istream& cpuinfo) {
+  std::string line, vendor, family, model, stepping;
+  auto value = [&line] {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return std::string();
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    return first == std::string::npos ? std::string() : line.substr(first);
+  };
+  // Each field up to its colon, without the tabs that pad it ("model\t\t: 2").
+  auto field = [&line] {
+    const auto colon = line.find(':');
+    std::string f = line.substr(0, colon == std::string::npos ? line.size() : colon);
+    while (!f.empty() && (f.back() == ' ' || f.back() == '\t')) f.pop_back();
+    return f;
+  };
+  while (std::getline(cpuinfo, line)) {
+    if (line.empty()) break;  // the end of the first processor's block
+    const std::string f = field();
+    if (f == "vendor_id") vendor = value();
+    else if (f == "cpu family") family = value();
+    else if (f == "model") model = value();
+    else if (f == "stepping") stepping = value();
+  }
+  if (family.empty() || model.empty()) return "unknown";
+  return (vendor.empty() ? std::string() : vendor + " ") + "family " + family + " model " + model +
+         (stepping.empty() ? std::string() : " stepping " + stepping);
+}
+
 MachineInfo collect_machine_info() {
   MachineInfo m;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
   m.cpu_model = cpu_model();
+  {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    m.cpu_signature = cpu_signature_of(cpuinfo);
+  }
   m.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
 #if CRYPTOPP_SHANI_AVAILABLE
   m.sha_ni = CryptoPP::HasSHA();

@@ -2,6 +2,7 @@
 // figure can be traced to where and how it was measured.
 #pragma once
 
+#include <istream>
 #include <string>
 
 namespace uts {
@@ -9,6 +10,10 @@ namespace uts {
 struct MachineInfo {
   std::string hostname;
   std::string cpu_model;
+  // "VENDOR family F model M stepping S" from /proc/cpuinfo ("unknown"
+  // where it is missing): a VM's model name ("AMD EPYC") may not tell one
+  // CPU generation from the next, and those differ in speed.
+  std::string cpu_signature;
   int logical_cpus = 0;
   bool sha_ni = false;
   std::string openmp_runtime;  // libgomp | libomp
@@ -24,6 +29,11 @@ struct MachineInfo {
 };
 
 MachineInfo collect_machine_info();
+
+// MachineInfo::cpu_signature from a /proc/cpuinfo text: the first
+// processor's vendor_id, cpu family, model and stepping; "unknown" without
+// a family and a model (most non-x86 kernels print neither).
+std::string cpu_signature_of(std::istream& cpuinfo);
 
 // "uts 1.0.0 (commit 0123...[-dirty], release, gcc 12.2.0, with MPI)": --version.
 std::string version_line(const MachineInfo& m);

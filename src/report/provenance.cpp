@@ -139,6 +139,7 @@ std::string placement_text(const PlacementView& v) {
 
 std::string build_text(const MachineInfo& m, const std::vector<std::string>& command_line) {
   std::ostringstream s;
+  s << "CPU: " << m.cpu_model << " (" << m.cpu_signature << ")\n";
   s << "Build: uts " << m.uts_version << ", commit " << m.commit << (m.commit_dirty ? " (dirty)" : "") << ", "
     << m.build_type << ", " << m.compiler << " " << m.compiler_flags << ", " << m.openmp_runtime
     << (m.openmp_library.empty() ? "" : " (" + m.openmp_library + ")") << "\n";

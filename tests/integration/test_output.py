@@ -91,7 +91,10 @@ def main():
     agg = rec["aggregates"]
     tally.check({"steal_success_rate", "nodes_per_steal", "node_share_variance",
                  "node_share_relative_variance"} <= set(agg), "json: aggregates")
-    tally.check({"cpu_model", "sha_ni", "hosts", "topology"} <= set(rec["machine"]) and
+    tally.check(re.fullmatch(r"(\S+ )?family \d+ model \d+( stepping \d+)?",
+                             rec["machine"].get("cpu_signature") or "") is not None,
+                "json: machine.cpu_signature is family, model and stepping: %r" % rec["machine"].get("cpu_signature"))
+    tally.check({"cpu_model", "cpu_signature", "sha_ni", "hosts", "topology"} <= set(rec["machine"]) and
                 {"openmp_runtime", "compiler", "commit", "compiler_flags"} <= set(rec["build"]),
                 "json: machine and build facts")
     tally.check(rec["parameters"]["tree"] == "geometric" and rec["engine"]["threads"] == 3,

@@ -123,6 +123,8 @@ def main():
         tally.check(len(lines) == 2 and (lines[0][2] != lines[1][2] or cores < 2)
                     and re.search(r"^Placement: --bind %s, " % policy, p.stdout, re.M),
                     "--bind %s --threads 2 -v: each thread on its own core" % policy, p.stdout[-600:])
+        tally.check(re.search(r"^CPU: .+ \((\S+ )?family \d+ model \d+( stepping \d+)?\)$", p.stdout, re.M) is not None,
+                    "-v names the CPU with its family, model and stepping", p.stdout[-600:])
     r = json_of(binary, T1_SMALL + ["--sequential", "--bind", "compact"])
     tally.check(len(r["placement"]["threads"]) == 1 and r["placement"]["threads"][0]["pu"] == usable[0],
                 "--sequential --bind compact: the one thread on the first usable PU")
@@ -285,7 +287,7 @@ def main():
                 and len(r["placement"]["threads"]) == 2 and r["placement"]["bind"] == "compact"
                 and isinstance(r["machine"]["topology"], dict) and r["machine"]["hosts"]
                 and c and c[0]["commit"] == build.get("commit") and c[0]["placement"] and c[0]["topology"]
-                and "Placement: --bind none" in t.stdout and "Build: uts" in t.stdout,
+                and "Placement: --bind none" in t.stdout and "Build: uts" in t.stdout and "CPU: " in t.stdout,
                 "pool: build, command line, hosts, topology and placement in JSON, CSV and -v")
     del csv_of_rows
 
