@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <map>
 
 #include "uts_build_config.hpp"
 #include "uts_commit.hpp"
@@ -25,16 +26,28 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
+// The first processor's block of a /proc/cpuinfo text: each field's name
+// (without the tabs that pad it, "model\t\t: 2") and value.
+std::map<std::string, std::string> first_block(std::istream& cpuinfo) {
+  std::map<std::string, std::string> fields;
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.empty()) break;  // the end of the first processor's block
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    fields.emplace(std::move(name), first == std::string::npos ? std::string() : line.substr(first));
+  }
+  return fields;
+}
+
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  }
-  return "unknown";
+  const auto fields = first_block(in);
+  const auto it = fields.find("model name");
+  return it == fields.end() || it->second.empty() ? "unknown" : it->second;
 }
 
 // The shared object that defines omp_get_num_threads, resolved to its file.
@@ -64,28 +77,9 @@ std::string mpi_library() {
 }  // namespace
 
 std::string cpu_signature_of(std::istream& cpuinfo) {
-  std::string line, vendor, family, model, stepping;
-  auto value = [&line] {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) return std::string();
-    const auto first = line.find_first_not_of(" \t", colon + 1);
-    return first == std::string::npos ? std::string() : line.substr(first);
-  };
-  // Each field up to its colon, without the tabs that pad it ("model\t\t: 2").
-  auto field = [&line] {
-    const auto colon = line.find(':');
-    std::string f = line.substr(0, colon == std::string::npos ? line.size() : colon);
-    while (!f.empty() && (f.back() == ' ' || f.back() == '\t')) f.pop_back();
-    return f;
-  };
-  while (std::getline(cpuinfo, line)) {
-    if (line.empty()) break;  // the end of the first processor's block
-    const std::string f = field();
-    if (f == "vendor_id") vendor = value();
-    else if (f == "cpu family") family = value();
-    else if (f == "model") model = value();
-    else if (f == "stepping") stepping = value();
-  }
+  auto fields = first_block(cpuinfo);
+  const std::string &vendor = fields["vendor_id"], &family = fields["cpu family"], &model = fields["model"],
+                    &stepping = fields["stepping"];
   if (family.empty() || model.empty()) return "unknown";
   return (vendor.empty() ? std::string() : vendor + " ") + "family " + family + " model " + model +
          (stepping.empty() ? std::string() : " stepping " + stepping);
