@@ -228,7 +228,11 @@ void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_
 }
 
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
-  Batch batch;
+  // One batch per thread, not one per call: a fresh Batch is zeroed (768
+  // bytes, a `rep stos` in GCC's code) on every call, which cost the
+  // uts-sha1-rate probe that calls this in a loop several percent of its
+  // SHA-NI rates. Only lanes 0 .. lanes-1 are read back.
+  static thread_local Batch batch;
   Ids ids;
   for (int l = 0; l < lanes; ++l) batch.set(l, parent, first + static_cast<std::uint32_t>(l));
   child_ids_shani(batch, lanes, ids);
