@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -180,6 +181,54 @@ def test_sequential(root, build, tmp):
             "median chained rate (%.4f)" % want, r["vs_chained_ratio"])
 
 
+def test_sequential_interrupted(root, build, tmp):
+    """SIGTERM (what `timeout` sends) after a whole repetition: the finished
+    repetitions are summarized and written, the one in progress is dropped,
+    exit status 130."""
+    out = os.path.join(tmp, "seq-stop")
+    cmd = [sys.executable, os.path.join(root, "scripts", "bench-sequential"), "--build", build, "--trees", "T1",
+           "--reps", "1000", "--warmup", "0", "--sha1", "cryptopp", "--blocks", "200000", "--out", out]
+    with open(os.path.join(tmp, "seq-stop.stdout"), "w+") as so:
+        p = subprocess.Popen(cmd, stdout=so, stderr=subprocess.PIPE, text=True)
+        err = []
+        for line in p.stderr:
+            err.append(line)
+            if line.startswith("rep 2/1000 done"):
+                p.send_signal(signal.SIGTERM)
+                break
+        try:
+            err.extend(p.stderr.readlines())
+            rc = p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = None
+        so.seek(0)
+        stdout = so.read()
+    T.check(rc == 130, "bench-sequential, SIGTERM after 2 repetitions: exit 130",
+            "exit %s: %s" % (rc, "".join(err)[-400:]))
+    if rc != 130:
+        return
+    with open(os.path.join(out, "bench-sequential.json")) as f:
+        doc = json.load(f)
+    stop = doc.get("interrupted") or {}
+    done = stop.get("finished_reps")
+    T.check(stop.get("planned_reps") == 1000 and isinstance(done, int) and 2 <= done < 1000 and doc["reps"] == done,
+            "bench-sequential.json: interrupted {planned_reps 1000, finished_reps >= 2} and reps = finished",
+            str(stop) + " reps %s" % doc.get("reps"))
+    with open(os.path.join(out, "bench-sequential.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    T.check(len(rows) == 3 and all(int(r["time_s_n"]) == done and int(r["speedup_vs_seq_n"]) == done for r in rows),
+            "bench-sequential.csv: 3 rows, each summarizing exactly the finished repetitions (n = %s)" % done,
+            str([(r["time_s_n"], r["speedup_vs_seq_n"]) for r in rows]))
+    runs = [r for r in doc["runs"] if r.get("kind") == "traversal"]
+    T.check(len(runs) == 3 * done and max(r["rep"] for r in runs) == done - 1,
+            "bench-sequential.json: the runs of the repetition in progress are dropped",
+            "%d traversal runs, reps up to %d" % (len(runs), max(r["rep"] for r in runs)))
+    T.check(("interrupted: %d of 1000 repetitions done" % done) in stdout and
+            ("median over %d timed repetitions" % done) in stdout,
+            "bench-sequential: the text says it was interrupted and over how many repetitions")
+
+
 def test_idle(root, build, tmp):
     out = os.path.join(tmp, "idle")
     rows, doc = check_outputs(root, "bench-idle", ["--build", build, "--reps", "2", "--threads", "1,2",
@@ -327,6 +376,7 @@ def main():
         test_sha1_rate(build)
         test_parallel(root, build, tmp, allowed)
         test_sequential(root, build, tmp)
+        test_sequential_interrupted(root, build, tmp)
         test_idle(root, build, tmp)
         test_mpi(root, build, tmp, uts)
         test_ranks(root, build, tmp, uts)
