@@ -166,7 +166,9 @@ def machine_line(machine, pus_used=None, pinning=None):
     mach = m.get("machine") or {}
     topo = mach.get("topology") or {}
     build = m.get("build")
-    parts = [mach.get("cpu_model") or "unknown CPU"]
+    signature = mach.get("cpu_signature")
+    parts = [(mach.get("cpu_model") or "unknown CPU")
+             + (" (%s)" % signature if signature and signature != "unknown" else "")]
     avail = topo.get("allowed_pus") or len(mach.get("affinity_cpus") or []) or None
     shape = ", ".join("%s %s%s" % (topo[k], name, "" if topo[k] == 1 else "s")
                       for k, name in (("packages", "package"), ("numa_nodes", "NUMA node"), ("cores", "core"),

@@ -515,6 +515,10 @@ def machine_facts(kind, config, definition, binary, probe_rec, command_line, fal
             "hostname": m.get("hostname") or platform.node(),
             "kernel": " ".join(platform.uname()),
             "cpu_model": m.get("cpu_model") or cpu_model_of_host(),
+            # "VENDOR family F model M stepping S" from the record (docs/output.md
+            # section 4a): tells apart CPUs whose model name is generic (a VM's
+            # "Intel(R) Xeon(R) Processor"); null from a uts older than that.
+            "cpu_signature": m.get("cpu_signature"),
             "logical_cpus": m.get("logical_cpus"),
             "topology": topology_of(m) or sysfs_topology(),
             "hosts": m.get("hosts") or [m.get("hostname") or platform.node()],

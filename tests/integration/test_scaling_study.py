@@ -19,6 +19,7 @@ usage: test_scaling_study.py REPO_ROOT UTS_BINARY
 import csv
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -227,6 +228,11 @@ def check_main(tally, study, plot, binary, presets, tmp, study_data, has_bind):
                 and all(m["software"].get(k) for k in ("python", "numpy", "matplotlib"))
                 and isinstance(m["fallbacks"], list) and m["machine"]["topology"].get("pus"),
                 "machine.json: affinity CPUs, library versions, topology, fallbacks", json.dumps(m["software"]))
+    sig = m["machine"].get("cpu_signature")
+    tally.check(isinstance(sig, str) and (sig == "unknown"
+                                          or re.fullmatch(r"\S+ family \d+ model \d+ stepping \d+", sig)),
+                "machine.json: the CPU's signature from the binary's record (vendor, family, model, stepping)",
+                repr(sig))
     version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout
     if m["build"] is not None:
         tally.check(len(m["build"].get("commit") or "") >= 7 and m["build"]["commit"] in version,
@@ -242,6 +248,8 @@ def check_main(tally, study, plot, binary, presets, tmp, study_data, has_bind):
         svg = f.read()
     tally.check("n = 3" in svg and "95% bootstrap" in svg and "Machine:" in svg and "cores" in svg,
                 "speedup figure: caption with n, the statistic, the error bars and the machine line; core line")
+    if isinstance(sig, str) and sig != "unknown":
+        tally.check("(%s)" % sig in svg, "speedup figure: the machine line names the CPU's signature", sig)
     redrawn = BASE_FIGURES + (BREAKDOWN_FIGURES if breakdown else [])
     for name in redrawn:
         os.remove(os.path.join(out, name + ".png"))
