@@ -320,7 +320,33 @@ def main():
                         "mpirun --bind-to core, 2 ranks: 2 PUs available and used, not oversubscribed", str(pl))
     else:
         print("skip  MPI placement (no mpirun or a build without MPI)")
+    check_hwloc_plugins(binary, tally)
     return tally.finish()
+
+
+def loaded_hwloc_plugins(binary, env):
+    """The hwloc plugins (hwloc_*.so) a small run loads, from ld.so's
+    LD_DEBUG=files trace, and the run's topology."""
+    p = subprocess.run([binary] + T1_SMALL + ["--threads", "1", "--format", "json"], capture_output=True,
+                       text=True, env=dict(env, LD_DEBUG="files"), timeout=120)
+    plugins = sorted(set(re.findall(r"file=\S*/(hwloc_\w+)\.so", p.stderr)))
+    topo = json.loads(p.stdout)["machine"]["topology"] if p.returncode == 0 else None
+    return plugins, topo
+
+
+def check_hwloc_plugins(binary, tally):
+    """uts skips hwloc's I/O and libxml2 plugins (a third of a small run's
+    start-up), unless the user chose plugins; the topology is the same."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HWLOC_PLUGINS_BLACKLIST", "HWLOC_COMPONENTS")}
+    chosen, topo_all = loaded_hwloc_plugins(binary, dict(env, HWLOC_PLUGINS_BLACKLIST=""))
+    if not chosen:
+        print("skip  hwloc plugins: none installed here (Debian: libhwloc-plugins)")
+        return
+    default, topo = loaded_hwloc_plugins(binary, env)
+    tally.check(default == [] and topo == topo_all and topo is not None,
+                "hwloc plugins: none loaded by default (%s with HWLOC_PLUGINS_BLACKLIST set empty, the "
+                "user's choice kept), the same topology either way" % ", ".join(chosen),
+                "default: %s; topologies equal: %s" % (default, topo == topo_all))
 
 
 if __name__ == "__main__":
