@@ -21,7 +21,7 @@ passed=0 failed=0
 #   liveness: the model's ltl claim `eventually_done` under weak fairness
 verify() {
   local model=$1 check=$2 label=$3 expect=$4; shift 4
-  local ccflags="-O2 -DVECTORSZ=4096 -DBITSTATE_OFF" panflags="-m100000"
+  local ccflags="${PAN_OPT:--O0} -DVECTORSZ=4096 -DBITSTATE_OFF" panflags="-m100000"
   if [ "$check" = safety ]; then
     ccflags="$ccflags -DSAFETY"
   else
@@ -49,11 +49,16 @@ verify() {
   fi
 }
 
+# pan is compiled at -O0 (0.6 s here) unless the search is long: -O2 costs
+# 2.3 s to compile and searches about 15% faster, which pays only for the
+# searches of more than a few seconds (those go through verify_long).
+verify_long() { PAN_OPT=-O2 verify "$@"; }
+
 # Split deque: 1 owner, 2 thieves, 4 nodes, rings of capacity 2 then 4.
-verify split_deque safety deque-protocol clean
-verify split_deque safety deque-reclaim-moves-split-down-mutant caught -DBUG_RECLAIM_MOVES_SPLIT_DOWN
+verify_long split_deque safety deque-protocol clean
+verify_long split_deque safety deque-reclaim-moves-split-down-mutant caught -DBUG_RECLAIM_MOVES_SPLIT_DOWN
 verify split_deque safety deque-validate-ring-before-word-mutant caught -DBUG_VALIDATE_RING_BEFORE_WORD
-verify split_deque safety deque-free-without-hazard-mutant caught -DBUG_FREE_WITHOUT_HAZARD
+verify_long split_deque safety deque-free-without-hazard-mutant caught -DBUG_FREE_WITHOUT_HAZARD
 # The owner giving its shallowest nodes away (take_shallowest), twice, racing
 # one thief (with two thieves: 55 million states, 90 s; run it by hand with
 # -DGIVES=1 when changing the give).
@@ -63,21 +68,21 @@ verify split_deque safety deque-give-keeps-split-mutant caught -DTHIEVES=1 -DGIV
 
 # Termination: 3 threads, 2 initial items, 2 children in all; epochs up to 4
 # (up to 3 for the liveness search, whose state space is several times larger).
-verify termination safety termination-protocol clean
+verify_long termination safety termination-protocol clean
 verify termination safety termination-single-scan-mutant caught -DBUG_SINGLE_SCAN
 verify termination safety termination-no-epoch-mutant caught -DBUG_NO_EPOCH
 verify termination safety termination-busy-after-claim-mutant caught -DBUG_BUSY_AFTER_CLAIM
-verify termination liveness termination-progress clean -DLIVENESS -DEMAX=3
+verify_long termination liveness termination-progress clean -DLIVENESS -DEMAX=3
 verify termination liveness termination-no-idle-after-failed-claim-mutant caught -DLIVENESS -DEMAX=3 -DBUG_NO_IDLE_AFTER_FAILED_CLAIM
 
 # Request/response handshake: 3 threads, 2 initial nodes, 2 children in all,
 # 2 steal tries per thread (the liveness search visits ~10x its states).
-verify request safety request-protocol clean
+verify_long request safety request-protocol clean
 verify request safety request-answer-without-claim-mutant caught -DBUG_ANSWER_WITHOUT_CLAIM
 verify request safety request-close-blindly-mutant caught -DBUG_CLOSE_BLINDLY
 verify request safety request-busy-after-post-mutant caught -DBUG_BUSY_AFTER_POST
 verify request safety request-failed-withdrawal-moves-on-mutant caught -DBUG_FAILED_WITHDRAWAL_MOVES_ON
-verify request liveness request-progress clean -DLIVENESS
+verify_long request liveness request-progress clean -DLIVENESS
 verify request liveness request-close-blindly-liveness-mutant caught -DLIVENESS -DBUG_CLOSE_BLINDLY
 
 # Chase-Lev: 1 owner pushing 5 values and taking, 2 thieves, capacities 2, 4, 8.
@@ -101,16 +106,16 @@ verify safra liveness safra-no-whiten-mutant caught -DLIVENESS -DBUG_NO_WHITEN
 # Wave termination (Mattern's four counters) over a tree of 4 ranks (rank 1
 # interior): any initial activity, 3 basic messages in all; the inequality
 # R^k <= S^(k+1) of waves.hpp's argument checked on its own.
-verify waves safety waves-protocol clean
-verify waves safety waves-chain clean -DCHECK_CHAIN
+verify_long waves safety waves-protocol clean
+verify_long waves safety waves-chain clean -DCHECK_CHAIN
 verify waves safety waves-report-while-active-mutant caught -DBUG_REPORT_WHILE_ACTIVE
 verify waves safety waves-root-active-mutant caught -DBUG_ROOT_ACTIVE
 verify waves safety waves-one-wave-mutant caught -DBUG_ONE_WAVE
 verify waves safety waves-lost-counter-mutant caught -DBUG_LOST_COUNTER
 verify waves safety waves-no-forward-when-active-mutant caught -DBUG_NO_FORWARD_WHEN_ACTIVE
-verify waves liveness waves-progress clean -DLIVENESS
+verify_long waves liveness waves-progress clean -DLIVENESS
 verify waves liveness waves-no-forward-when-active-liveness-mutant caught -DLIVENESS -DBUG_NO_FORWARD_WHEN_ACTIVE
-verify waves safety waves-stale-prev-is-safe clean -DBUG_STALE_PREV
+verify_long waves safety waves-stale-prev-is-safe clean -DBUG_STALE_PREV
 verify waves liveness waves-stale-prev-mutant caught -DLIVENESS -DBUG_STALE_PREV
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
