@@ -20,7 +20,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally, signal_on_line  # noqa: E402
 
 T = Tally()
 SUMMARY_KEYS = ["n", "median", "mean", "std", "cv", "min", "max", "ci_low", "ci_high", "confidence", "ci_method"]
@@ -189,23 +189,11 @@ def test_sequential_interrupted(root, build, tmp):
     cmd = [sys.executable, os.path.join(root, "scripts", "bench-sequential"), "--build", build, "--trees", "T1",
            "--reps", "1000", "--warmup", "0", "--sha1", "cryptopp", "--blocks", "200000", "--out", out]
     with open(os.path.join(tmp, "seq-stop.stdout"), "w+") as so:
-        p = subprocess.Popen(cmd, stdout=so, stderr=subprocess.PIPE, text=True)
-        err = []
-        for line in p.stderr:
-            err.append(line)
-            if line.startswith("rep 2/1000 done"):
-                p.send_signal(signal.SIGTERM)
-                break
-        try:
-            err.extend(p.stderr.readlines())
-            rc = p.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rc = None
+        rc, err = signal_on_line(cmd, "rep 2/1000 done", signal.SIGTERM, stdout=so)
         so.seek(0)
         stdout = so.read()
     T.check(rc == 130, "bench-sequential, SIGTERM after 2 repetitions: exit 130",
-            "exit %s: %s" % (rc, "".join(err)[-400:]))
+            "exit %s: %s" % (rc, err[-400:]))
     if rc != 130:
         return
     with open(os.path.join(out, "bench-sequential.json")) as f:

@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally, signal_on_line  # noqa: E402
 
 TINY = """description = balanced ternary tree, depth 7
 tree = balanced
@@ -116,15 +116,7 @@ def check_resume(tally, study, binary, presets, tmp):
     # 2 thread counts + 1 sequential cell = 3 cells, x (1 warm-up + 3 reps) = 12 runs
     cmd = [study, "scaling", "--trees", "tiny", "--threads", "1,2", "--victim", "random", "--reps", "3",
            "--warmup", "1", "--out", out, "--uts", wrapper, "--preset-dir", presets]
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    seen = []
-    for line in proc.stderr:
-        seen.append(line)
-        if line.startswith("[run 5/12]"):
-            proc.send_signal(signal.SIGINT)
-            break
-    rest = proc.stderr.read()
-    rc = proc.wait(timeout=60)
+    rc, rest = signal_on_line(cmd, "[run 5/12]", signal.SIGINT, timeout=60)
     runs = read_runs(os.path.join(out, "runs.csv"))
     with open(os.path.join(out, "machine.json")) as f:
         m = json.load(f)

@@ -51,3 +51,23 @@ class Tally:
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
         return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def signal_on_line(cmd, prefix, sig, stdout=subprocess.DEVNULL, timeout=120):
+    """Run cmd and send it sig when a line of its stderr starts with prefix.
+    Returns (its exit status, or None when it outlived `timeout` seconds
+    and was killed; everything it wrote on stderr)."""
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith(prefix):
+            proc.send_signal(sig)
+            break
+    seen.extend(proc.stderr.readlines())
+    try:
+        return proc.wait(timeout=timeout), "".join(seen)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None, "".join(seen)
