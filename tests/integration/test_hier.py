@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json, run_uts  # noqa: E402
+from uts_check import Tally, results_of, run_json, run_json_until, run_uts  # noqa: E402
 
 LOCALITY = ["local_steal_attempts", "local_steals", "local_steal_nodes",
             "remote_steal_attempts", "remote_steals", "remote_steal_nodes"]
@@ -60,8 +60,9 @@ def main():
 
     # Remote and local steals both happen (non-vacuous), and the per-thread,
     # per-domain and aggregate counters agree.
-    rec = run_json(binary, rows["T3"] + ["--victim", "hier", "--threads", "4", "--domains", "2",
-                                          "--remote-delay", "2000"])
+    rec = run_json_until(binary, rows["T3"] + ["--victim", "hier", "--threads", "4", "--domains", "2",
+                                                "--remote-delay", "2000"],
+                         lambda r: r["aggregates"]["remote_steals"] > 0 and r["aggregates"]["local_steals"] > 0)
     agg, th, dom = rec["aggregates"], rec["threads"], rec["domains"]
     tally.check(agg["remote_steals"] > 0 and agg["local_steals"] > 0,
                 "T3 hier 4 threads 2 domains: positive local and remote steal counts",
@@ -76,7 +77,8 @@ def main():
                 rec["results"]["size"] and abs(sum(d["node_share"] for d in dom["per_domain"]) - 1) < 1e-9,
                 "2 virtual domains of 4 threads: consecutive blocks; domain nodes sum to the size")
     # Flat random with a remote delay: the delay applies to every policy.
-    rec = run_json(binary, rows["T3"] + ["--threads", "4", "--domains", "2", "--remote-delay", "1000"])
+    rec = run_json_until(binary, rows["T3"] + ["--threads", "4", "--domains", "2", "--remote-delay", "1000"],
+                         lambda r: r["aggregates"]["remote_steal_attempts"] > 0)
     tally.check(rec["aggregates"]["remote_steal_attempts"] > 0 and rec["engine"]["victim"] == "random",
                 "flat random with domains: remote attempts counted")
     # No domains asked for: no locality keys at all.

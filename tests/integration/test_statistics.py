@@ -10,7 +10,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_json, run_uts  # noqa: E402
+from uts_check import Tally, run_json, run_json_until, run_uts, until  # noqa: E402
 
 T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]
 T3 = ["-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "42"]
@@ -41,12 +41,23 @@ def laws(tally, label, rec):
                     label + ": rates are the ratios of the counters")
 
 
+def csv_fields(binary, args):
+    """The one CSV row of a run, by column name."""
+    p = run_uts(binary, args + ["--format", "csv"])
+    header, row = p.stdout.strip().split("\n")
+    return dict(zip(header.split(","), row.split(",")))
+
+
 def protocols(tally, binary):
     """Each protocol's own counters: present where they apply, null where
     they do not (never a zero that would look measured), and lawful."""
     requests = ["requests_sent", "requests_answered", "requests_refused", "requests_withdrawn"]
     for proto in ("locked", "request", "chaselev"):
-        rec = run_json(binary, T3 + ["--threads", "4", "--protocol", proto])
+        def moved(r):
+            a = r["aggregates"]
+            return a["steals"] > 0 and (proto != "locked" or (a["shares"] > 0 and a["reclaims"] > 0)) and (
+                proto != "request" or a["requests_sent"] > 0)
+        rec = run_json_until(binary, T3 + ["--threads", "4", "--protocol", proto], moved)
         th, agg, label = rec["threads"], rec["aggregates"], "T3 4 threads --protocol " + proto
         tally.check(rec["engine"]["protocol"] == proto, label + ": JSON names the protocol")
         tally.check(sum(t["nodes"] for t in th) == rec["results"]["size"] == 4112897,
@@ -73,16 +84,20 @@ def protocols(tally, binary):
             tally.check(agg["mean_request_wait_seconds"] > 0 and abs(
                 agg["mean_request_wait_seconds"] - agg["request_wait_seconds"] / agg["requests_sent"]) < 1e-12,
                 label + ": mean wait for an answer measured")
-            p = run_uts(binary, T3 + ["--threads", "4", "--protocol", "request", "-v"])
-            m = re.search(r"^Requests: (\d+) sent, (\d+) answered with work", p.stdout, re.M)
+            def request_line(p):
+                return re.search(r"^Requests: (\d+) sent, (\d+) answered with work", p.stdout, re.M)
+            p = until(lambda: run_uts(binary, T3 + ["--threads", "4", "--protocol", "request", "-v"]),
+                      lambda p: (lambda m: m is not None and int(m.group(1)) > 0)(request_line(p)),
+                      "request -v")
+            m = request_line(p)
             tally.check(m is not None and int(m.group(1)) > 0, label + ": -v prints the request line", p.stdout)
         else:
             tally.check(agg["nodes_stolen"] == agg["steals"] and agg["shares"] is None and agg["reclaims"] is None
                         and all(t["shares"] is None for t in th),
                         label + ": one node per steal; shares and reclaims not applicable (null)", str(agg))
-            p = run_uts(binary, T3 + ["--threads", "4", "--protocol", proto, "--format", "csv"])
-            header, row = p.stdout.strip().split("\n")
-            fields = dict(zip(header.split(","), row.split(",")))
+            fields = until(lambda: csv_fields(binary, T3 + ["--threads", "4", "--protocol", proto]),
+                           lambda f: int(f["steals"]) > 0, proto + " csv")
+            row = str(fields)
             tally.check(fields["protocol"] == proto and fields["shares"] == "" and int(fields["steals"]) > 0,
                         label + ": CSV names the protocol, leaves shares empty", row)
 
@@ -94,27 +109,36 @@ def main():
     # T3 at 4 threads (2 cores: oversubscribed): work moves, so shares,
     # steals and reclaims must all be counted.
     for steal in ("half", "one", "chunk:4"):
-        rec = run_json(binary, T3 + ["--threads", "4", "--steal", steal, "--init", "balanced"])
-        agg = rec["aggregates"]
         label = "T3 4 threads steal %s" % steal
+        rec = run_json_until(binary, T3 + ["--threads", "4", "--steal", steal, "--init", "balanced"],
+                             lambda r: r["aggregates"]["steals"] > 0 and
+                             sum(1 for t in r["threads"] if t["shares"] > 0) >= 2,
+                             each=lambda r: laws(tally, label, r))
+        agg = rec["aggregates"]
         tally.check(agg["shares"] > 0 and agg["nodes_shared"] > 0, label + ": shares > 0",
                     "shares=%d" % agg["shares"])
         tally.check(agg["steals"] > 0 and agg["nodes_stolen"] > 0 and agg["deques_examined"] > 0,
                     label + ": steals > 0")
         tally.check(sum(1 for t in rec["threads"] if t["shares"] > 0) >= 2, label + ": more than one thread shared")
-        laws(tally, label, rec)
 
     # Reclaims happen when an owner runs dry with nodes still shared; across
     # a few runs of a wide tree some must be counted.
-    reclaimed = 0
-    for victim in ("random", "linear", "tree"):
-        rec = run_json(binary, T1 + ["--threads", "8", "--victim", victim])
-        laws(tally, "T1 8 threads victim %s" % victim, rec)
-        reclaimed += rec["aggregates"]["nodes_reclaimed"]
+    def reclaims_over_victims():
+        total = 0
+        for victim in ("random", "linear", "tree"):
+            rec = run_json(binary, T1 + ["--threads", "8", "--victim", victim])
+            laws(tally, "T1 8 threads victim %s" % victim, rec)
+            total += rec["aggregates"]["nodes_reclaimed"]
+        return total
+    reclaimed = until(reclaims_over_victims, lambda n: n > 0, "T1 8 threads reclaims", tries=3)
     tally.check(reclaimed > 0, "T1 8 threads: reclaims are counted", "nodes_reclaimed=%d" % reclaimed)
 
     # An idle thread on a serial tree ends its back-off asleep, and says so.
-    rec = run_json(binary, CHAIN + ["--threads", "2"])
+    def idle_shows(r):
+        idle = sorted(t["idle_seconds"] for t in r["threads"])
+        return (r["aggregates"]["sleeps"] > 0 and idle[1] > 0.5 * r["timing"]["seconds"]
+                and r["aggregates"]["node_share_variance"] > 0.2)
+    rec = run_json_until(binary, CHAIN + ["--threads", "2"], idle_shows, each=lambda r: laws(tally, "chain 2 threads", r))
     tally.check(rec["results"]["size"] == rec["threads"][0]["nodes"] + rec["threads"][1]["nodes"],
                 "chain 2 threads: exact per-thread split")
     tally.check(rec["aggregates"]["sleeps"] > 0, "chain 2 threads: the idle thread slept",
@@ -131,7 +155,6 @@ def main():
                     rec["aggregates"]["node_share_variance"] / rec["aggregates"]["node_share_mean"]) < 1e-9,
                 "chain 2 threads: node share variance reflects one thread doing the work",
                 "variance=%s" % rec["aggregates"]["node_share_variance"])
-    laws(tally, "chain 2 threads", rec)
 
     # A run stopped early reports the depth it reached (not only leaves').
     for engine in (["--sequential"], ["--threads", "2"]):
@@ -141,14 +164,15 @@ def main():
                     "depth=%d size=%d" % (rec["results"]["depth"], rec["results"]["size"]))
 
     # Text and CSV carry the same non-zero counters as the JSON.
-    p = run_uts(binary, T3 + ["--threads", "4", "-v"])
-    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)",
-                      p.stdout, re.M)
+    def text_rows(p):
+        return re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)",
+                          p.stdout, re.M)
+    p = until(lambda: run_uts(binary, T3 + ["--threads", "4", "-v"]),
+              lambda p: sum(int(r[6]) for r in text_rows(p)) > 0, "text -v shares")
+    rows = text_rows(p)
     tally.check(len(rows) == 4 and sum(int(r[6]) for r in rows) > 0 and sum(int(r[7]) for r in rows) > 0,
                 "text -v: shares and nodes shared columns are non-zero")
-    p = run_uts(binary, T3 + ["--threads", "4", "--format", "csv"])
-    header, row = p.stdout.strip().split("\n")
-    fields = dict(zip(header.split(","), row.split(",")))
+    fields = until(lambda: csv_fields(binary, T3 + ["--threads", "4"]), lambda f: int(f["shares"]) > 0, "csv shares")
     tally.check(int(fields["shares"]) > 0 and int(fields["nodes_shared"]) ==
                 int(fields["nodes_stolen"]) + int(fields["nodes_reclaimed"]),
                 "csv: shares > 0 and the conservation law holds")

@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts, until  # noqa: E402
 
 T1 = ["--preset", "T1"]
 # T1 two levels deeper (66 M nodes, a few tenths of a second at 2 threads):
@@ -154,7 +154,8 @@ def main():
     tally.check(abs(sum(agg[k] for k in PHASES) - agg["time_total"]) <= 0.01 * agg["time_total"]
                 and agg["work_inflation"] is None, "aggregates: the parts add up; no inflation without a baseline")
     # With steals, the steal phases are measured, not stuck at zero.
-    rec, _ = record(binary, ["--preset", "T3", "--threads", "4"])
+    rec, _ = until(lambda: record(binary, ["--preset", "T3", "--threads", "4"]),
+                   lambda r: r[0]["aggregates"]["steals"] > 0, "T3 at 4 threads, steals")
     agg = rec["aggregates"]
     tally.check(agg["steals"] > 0 and agg["time_claim"] > 0 and agg["time_search"] > 0
                 and agg["time_termination"] > 0 and agg["time_work"] > 0,

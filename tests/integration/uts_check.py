@@ -19,6 +19,38 @@ def run_json(binary, args, timeout=600):
     return json.loads(proc.stdout)
 
 
+def until(run, happened, what, tries=5):
+    """Call run() until happened(its result) holds, at most `tries` times;
+    return the last result.
+
+    For checks that an event is counted when it happens (a steal, a share,
+    a sleep, a remote attempt). On 2 cores shared with other tests, the
+    scheduler can keep every thief off the CPU for the whole of a run of a
+    few tens of milliseconds, so one run without the event is legal and
+    says nothing about the counter. A counter stuck at zero still fails
+    every try. Whatever must hold on any run belongs in run() itself, so
+    that it is checked on the retried runs too."""
+    for n in range(1, tries + 1):
+        result = run()
+        if happened(result):
+            if n > 1:
+                print("note  %s: the event took %d runs" % (what, n), flush=True)
+            return result
+    print("note  %s: the event did not happen in %d runs" % (what, tries), flush=True)
+    return result
+
+
+def run_json_until(binary, args, happened, tries=5, each=None, timeout=600):
+    """run_json until happened(record) holds (see until); each(record), when
+    given, is called on every run, retried ones included."""
+    def run():
+        record = run_json(binary, args, timeout)
+        if each is not None:
+            each(record)
+        return record
+    return until(run, happened, " ".join(args), tries)
+
+
 def hash_path(binary, extra=(), env=None):
     """The child-id hashing path a run with these arguments uses (--sha1
     auto resolves per CPU): tests print it, so a log says whether the
