@@ -40,9 +40,10 @@ struct Calibration {
   double shani_rate = 0;
   Path chosen = Path::cryptopp;
 };
-// Runs once per process (about 3 ms: both kernels, three interleaved rounds,
-// the best round of each); later calls return the first answer. avx512 is
-// chosen unless SHA-NI measured more than 10% faster.
+// Runs once per process; later calls return the first answer. A short round
+// of both kernels (under 1 ms) chooses avx512 when it is at least 1.5x
+// SHA-NI; otherwise three interleaved rounds (about 3 ms), the best round of
+// each, choose avx512 unless SHA-NI measured more than 10% faster.
 const Calibration& calibrate();
 std::optional<Path> parse_path(const std::string& text);
 const char* to_string(Path p);
