@@ -9,11 +9,18 @@ withdrawn). Thread counts go well past this machine's cores.
 usage: test_matrix.py UTS_BINARY REFERENCE_CSV [--reps N] [--threads 1,2,...]
                       [--trees T1,T3,small] [--protocols split,locked,request,chaselev]
                       [--victims random,linear,tree] [--inits root,balanced]
+                      [--small pairs|full]
 UTS_MATRIX_THREADS in the environment replaces the default thread counts
 (1, 2, 3, 8; with UTS_TEST_EXTENDED=1, scripts/test --extended, 4 and 16
 too; scripts/test's clang/libomp pass runs 3 and 16).
 At one thread no node is stolen, so the steal amount and the victim policy
 change nothing: each protocol runs there once per init policy.
+T1 and T3 (4 million nodes each, where races have room) run the whole cross
+product. The small trees run it with --small full (the default with
+UTS_TEST_EXTENDED=1); by default they run a covering design instead: every
+pair of values of any two of tree, thread count, protocol, steal amount,
+victim and init, about 80 runs in all instead of 2 200 (each a ~40 ms start
+of uts on a tree of a few hundred nodes, so that is where the time went).
 """
 import argparse
 import csv
@@ -23,7 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, hash_path, results_of, run_json  # noqa: E402
+from uts_check import Tally, covering_design, hash_path, results_of, run_json  # noqa: E402
 
 
 def conservation(protocol, agg):
@@ -59,6 +66,7 @@ def main():
     ap.add_argument("--protocols", default="split,locked,request,chaselev")
     ap.add_argument("--victims", default="random,linear,tree")
     ap.add_argument("--inits", default="root,balanced")
+    ap.add_argument("--small", choices=("pairs", "full"), default="full" if extended else "pairs")
     args = ap.parse_args()
 
     with open(args.csv) as f:
@@ -84,15 +92,39 @@ def main():
                 for proto in args.protocols.split(",")
                 for steal, victim, init in itertools.product(steals[proto], args.victims.split(","),
                                                              args.inits.split(","))]
-    for name, tree_args in trees:
-        mismatches = []
-        runs = 0
+    def cross_product():
         alone = set()  # (protocol, init) already run at one thread
         for p, (proto, steal, victim, init), rep in itertools.product(threads, policies, range(args.reps)):
             if p == 1:
                 if (proto, init, rep) in alone:
                     continue
                 alone.add((proto, init, rep))
+            yield p, (proto, steal, victim, init)
+
+    small_names = [n for n, _, _ in SMALL_TREES]
+    pairs = {}  # small tree -> its rows of the covering design
+    if args.small == "pairs":
+        protos = args.protocols.split(",")
+        axes = [("tree", tuple(n for n, _ in trees if n in small_names)), ("threads", tuple(threads)),
+                ("protocol", tuple(protos)), ("steal", tuple(sorted({s for p in protos for s in steals[p]}))),
+                ("victim", tuple(args.victims.split(","))), ("init", tuple(args.inits.split(",")))]
+
+        def allowed(row):
+            return "protocol" not in row or "steal" not in row or row["steal"] in steals[row["protocol"]]
+        if axes[0][1]:
+            groups = list(itertools.combinations([a for a, _ in axes], 2))
+            for row in covering_design(axes, groups, allowed):
+                for _ in range(args.reps):
+                    pairs.setdefault(row["tree"], []).append(
+                        (row["threads"], (row["protocol"], row["steal"], row["victim"], row["init"])))
+        print("small trees: a covering design of %d runs (--small full: the cross product)"
+              % sum(len(v) for v in pairs.values()))
+
+    for name, tree_args in trees:
+        mismatches = []
+        runs = 0
+        for p, (proto, steal, victim, init) in (pairs.get(name, []) if name in small_names and args.small == "pairs"
+                                                 else cross_product()):
             cfg = ["--protocol", proto, "--threads", str(p), "--victim", victim, "--init", init]
             if steal:
                 cfg += ["--steal", steal]

@@ -61,7 +61,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json  # noqa: E402
+from uts_check import Tally, covering_design, results_of, run_json  # noqa: E402
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
@@ -240,57 +240,6 @@ def band(ranks):
 
 def tree_allowed(name, ranks):
     return name != "T3" or ranks < MANY_RANKS
-
-
-def covering_design(axes, groups, allowed, needed=lambda combo: True, seed=20240612, tries=40):
-    """Rows (dicts axis -> value) in which, for each group of axes, every
-    combination of their values that allowed() admits and needed() asks for
-    (both take a partial row) appears at least once:
-    a mixed-strength covering array, built greedily as AETG does (each row the
-    best of `tries` candidates, each grown from an uncovered combination, axis
-    by axis, each axis taking the value that covers most). Deterministic:
-    the same seed gives the same rows."""
-    rng = random.Random(seed)
-    values = dict(axes)
-    names = [n for n, _ in axes]
-    uncovered = set()
-    for g in groups:
-        for combo in itertools.product(*(values[a] for a in g)):
-            if allowed(dict(zip(g, combo))) and needed(dict(zip(g, combo))):
-                uncovered.add((g, combo))
-    by_axis = {a: [g for g in groups if a in g] for a in names}
-
-    def newly(row, axis):
-        # Combinations this row covers that use `axis`, with all axes set.
-        n = 0
-        for g in by_axis[axis]:
-            if all(x in row for x in g) and (g, tuple(row[x] for x in g)) in uncovered:
-                n += 1
-        return n
-
-    rows = []
-    while uncovered:
-        pool = sorted(uncovered, key=repr)
-        best, best_gain = None, -1
-        for _ in range(tries):
-            g, combo = rng.choice(pool)
-            row = dict(zip(g, combo))
-            rest = [a for a in names if a not in row]
-            rng.shuffle(rest)
-            for a in rest:
-                scored = []
-                for v in values[a]:
-                    row[a] = v
-                    if allowed(row):
-                        scored.append((newly(row, a), rng.random(), v))
-                del row[a]
-                row[a] = max(scored)[2]
-            gain = sum(1 for g2 in groups if (g2, tuple(row[x] for x in g2)) in uncovered)
-            if gain > best_gain:
-                best, best_gain = row, gain
-        rows.append(best)
-        uncovered -= {(g, tuple(best[x] for x in g)) for g in groups}
-    return rows
 
 
 def matrix_axes():

@@ -1,5 +1,7 @@
 """Helpers for the integration tests: run the uts binary, read its JSON."""
+import itertools
 import json
+import random
 import subprocess
 
 
@@ -103,3 +105,54 @@ def signal_on_line(cmd, prefix, sig, stdout=subprocess.DEVNULL, timeout=120):
         proc.kill()
         proc.wait()
         return None, "".join(seen)
+
+
+def covering_design(axes, groups, allowed, needed=lambda combo: True, seed=20240612, tries=40):
+    """Rows (dicts axis -> value) in which, for each group of axes, every
+    combination of their values that allowed() admits and needed() asks for
+    (both take a partial row) appears at least once:
+    a mixed-strength covering array, built greedily as AETG does (each row the
+    best of `tries` candidates, each grown from an uncovered combination, axis
+    by axis, each axis taking the value that covers most). Deterministic:
+    the same seed gives the same rows."""
+    rng = random.Random(seed)
+    values = dict(axes)
+    names = [n for n, _ in axes]
+    uncovered = set()
+    for g in groups:
+        for combo in itertools.product(*(values[a] for a in g)):
+            if allowed(dict(zip(g, combo))) and needed(dict(zip(g, combo))):
+                uncovered.add((g, combo))
+    by_axis = {a: [g for g in groups if a in g] for a in names}
+
+    def newly(row, axis):
+        # Combinations this row covers that use `axis`, with all axes set.
+        n = 0
+        for g in by_axis[axis]:
+            if all(x in row for x in g) and (g, tuple(row[x] for x in g)) in uncovered:
+                n += 1
+        return n
+
+    rows = []
+    while uncovered:
+        pool = sorted(uncovered, key=repr)
+        best, best_gain = None, -1
+        for _ in range(tries):
+            g, combo = rng.choice(pool)
+            row = dict(zip(g, combo))
+            rest = [a for a in names if a not in row]
+            rng.shuffle(rest)
+            for a in rest:
+                scored = []
+                for v in values[a]:
+                    row[a] = v
+                    if allowed(row):
+                        scored.append((newly(row, a), rng.random(), v))
+                del row[a]
+                row[a] = max(scored)[2]
+            gain = sum(1 for g2 in groups if (g2, tuple(row[x] for x in g2)) in uncovered)
+            if gain > best_gain:
+                best, best_gain = row, gain
+        rows.append(best)
+        uncovered -= {(g, tuple(best[x] for x in g)) for g in groups}
+    return rows
