@@ -19,7 +19,7 @@ T1 and T3 (4 million nodes each, where races have room) run the whole cross
 product. The small trees run it with --small full (the default with
 UTS_TEST_EXTENDED=1); by default they run a covering design instead: every
 pair of values of any two of tree, thread count, protocol, steal amount,
-victim and init, about 80 runs in all instead of 2 200 (each a ~40 ms start
+victim and init, 65 runs in all instead of 2 210 (each a ~25 ms start
 of uts on a tree of a few hundred nodes, so that is where the time went).
 """
 import argparse
