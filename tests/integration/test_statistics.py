@@ -84,13 +84,12 @@ def protocols(tally, binary):
             tally.check(agg["mean_request_wait_seconds"] > 0 and abs(
                 agg["mean_request_wait_seconds"] - agg["request_wait_seconds"] / agg["requests_sent"]) < 1e-12,
                 label + ": mean wait for an answer measured")
-            def request_line(p):
-                return re.search(r"^Requests: (\d+) sent, (\d+) answered with work", p.stdout, re.M)
+            def requests_sent(p):  # from -v's request line; None without one
+                m = re.search(r"^Requests: (\d+) sent, (\d+) answered with work", p.stdout, re.M)
+                return int(m.group(1)) if m else None
             p = until(lambda: run_uts(binary, T3 + ["--threads", "4", "--protocol", "request", "-v"]),
-                      lambda p: (lambda m: m is not None and int(m.group(1)) > 0)(request_line(p)),
-                      "request -v")
-            m = request_line(p)
-            tally.check(m is not None and int(m.group(1)) > 0, label + ": -v prints the request line", p.stdout)
+                      lambda p: (requests_sent(p) or 0) > 0, "request -v")
+            tally.check((requests_sent(p) or 0) > 0, label + ": -v prints the request line", p.stdout)
         else:
             tally.check(agg["nodes_stolen"] == agg["steals"] and agg["shares"] is None and agg["reclaims"] is None
                         and all(t["shares"] is None for t in th),
