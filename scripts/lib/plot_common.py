@@ -1,5 +1,6 @@
 """What every study figure shares (docs/studies.md, "Figures"): the Agg
-backend (no display needed), PNG + SVG, log-2 thread axes with a labelled
+backend (no display needed), PNG + SVG (or the formats named in
+UTS_FIGURE_FORMATS, e.g. "pdf" or "svg,pdf"), log-2 thread axes with a labelled
 tick at each power of two, the core-count (and package, SMT) boundary
 lines from machine.json's topology, oversubscribed points hollow and not
 joined to the curve, and the caption under the figure: n, the statistic,
@@ -15,12 +16,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
-FORMATS = ("png", "svg")
+import figure_formats  # noqa: E402
+
+FORMATS = figure_formats.formats()
 plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "legend.fontsize": 7.5, "svg.fonttype": "none"})
 
 
 def save(fig, out_dir, name):
-    """Writes NAME.png and NAME.svg into out_dir, closes the figure, returns the paths."""
+    """Writes NAME.png and NAME.svg (or the FORMATS chosen) into out_dir,
+    closes the figure, returns the paths."""
     files = []
     for fmt in FORMATS:
         path = os.path.join(out_dir, "%s.%s" % (name, fmt))

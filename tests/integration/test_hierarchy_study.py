@@ -31,6 +31,9 @@ def main():
     root, binary = sys.argv[1], os.path.abspath(sys.argv[2])
     study = os.path.join(root, "scripts", "study")
     tally = Tally()
+    # Figures as SVG only (docs/studies.md section 6): PNG doubles the
+    # drawing, and test_scaling_study and test_pool_study check it.
+    os.environ["UTS_FIGURE_FORMATS"] = "svg"
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "h")
         p = subprocess.run([study, "hierarchy", "--quick", "--out", out, "--uts", binary], capture_output=True,
@@ -61,9 +64,8 @@ def main():
                         and sum(int(x) for x in r["domain_nodes"].split(";")) == int(r["size"]) for r in runs),
                     "runs: local + remote = steals; the domains' nodes sum to the tree")
         for name in FIGURES:
-            for ext in ("png", "svg"):
-                path = os.path.join(out, "%s.%s" % (name, ext))
-                tally.check(os.path.exists(path) and os.path.getsize(path) > 1000, "figure %s.%s" % (name, ext))
+            path = os.path.join(out, "%s.svg" % name)
+            tally.check(os.path.exists(path) and os.path.getsize(path) > 1000, "figure %s.svg" % name)
         fake = os.path.join(tmp, "fake")
         with open(fake, "w") as f:
             f.write(FAKE % binary)

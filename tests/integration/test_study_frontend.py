@@ -101,6 +101,20 @@ def check_usage(tally, study, binary, presets, tmp):
         p = subprocess.run([study] + args, capture_output=True, text=True, timeout=60)
         tally.check(p.returncode == 2 and one_line(p) and not os.path.exists(os.path.join(tmp, "u")),
                     "bad usage %s: one line, exit 2" % " ".join(args[:1] + args[3:4]), p.stderr)
+    # A figure format nobody draws: refused by every script that draws, at its
+    # start (before any run), one line, exit 2.
+    scripts = os.path.dirname(study)
+    bad_formats = dict(os.environ, UTS_FIGURE_FORMATS="png,jpeg")
+    for cmd in ([study, "scaling", "--trees", "tiny", "--out", os.path.join(tmp, "u"), "--uts", binary,
+                 "--preset-dir", presets],
+                [os.path.join(scripts, "plot-results"), existing],
+                [os.path.join(scripts, "plot-trace"), os.path.join(tmp, "no-such.json"), "--out", os.path.join(tmp, "u")],
+                [os.path.join(scripts, "scale-study"), "--quick", "--out", os.path.join(tmp, "u")]):
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=bad_formats)
+        tally.check(p.returncode == 2 and one_line(p) and "UTS_FIGURE_FORMATS" in p.stderr
+                    and not os.path.exists(os.path.join(tmp, "u")),
+                    "UTS_FIGURE_FORMATS=png,jpeg: %s exits 2 with one line, nothing written"
+                    % os.path.basename(cmd[0]), p.stderr)
     legacy = subprocess.run([os.path.join(os.path.dirname(study), "hierarchy-study"), "--binary", binary,
                              "--out", existing], capture_output=True, text=True, timeout=60)
     tally.check(legacy.returncode == 2 and "exists" in legacy.stderr and "scripts/study hierarchy" in legacy.stderr,
@@ -154,7 +168,7 @@ def check_resume(tally, study, binary, presets, tmp):
                 and sorted(int(r["order"]) for r in final) == list(range(1, 13)),
                 "the final runs.csv has each run exactly once, the rows written before untouched")
     tally.check(m["finished_utc"] and len(m["resumed"]) == 1 and os.path.exists(os.path.join(out, "summary.csv"))
-                and os.path.exists(os.path.join(out, "speedup.png")),
+                and os.path.exists(os.path.join(out, "speedup.svg")),
                 "machine.json notes the resume and the finish; summary and figures written")
     # A torn last line (a study killed while writing) is dropped and that run made again.
     with open(os.path.join(out, "runs.csv"), "w") as f:
@@ -242,7 +256,7 @@ def check_plot_results(tally, root, tmp):
         with open(os.path.join(folder, "machine.json")) as f:
             m = json.load(f)
         return m if isinstance(m, dict) else {}
-    # Each redraw takes about 10 s of matplotlib. CI redraws the newest set
+    # Each redraw takes about 5 s of matplotlib (SVG only). CI redraws the newest set
     # of each study kind (sets are named by date); UTS_TEST_EXTENDED=1
     # (scripts/test --extended) redraws every one. Legacy sets are quick.
     newest = {}
@@ -261,8 +275,8 @@ def check_plot_results(tally, root, tmp):
         shutil.copytree(folder, copy)
         p = subprocess.run([plot, copy], capture_output=True, text=True, timeout=300)
         if m.get("schema") == 1:
-            pngs = [f for f in os.listdir(copy) if f.endswith(".png")]
-            tally.check(p.returncode == 0 and pngs and "Traceback" not in p.stderr,
+            svgs = [f for f in os.listdir(copy) if f.endswith(".svg")]
+            tally.check(p.returncode == 0 and svgs and "Traceback" not in p.stderr,
                         "plot-results %s: redrawn (%s study)" % (name, m.get("study")), p.stderr[-800:])
         else:
             tally.check(p.returncode == 2 and one_line(p) and "legacy result set" in p.stderr,
@@ -276,6 +290,9 @@ def main():
     root, binary = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     study = os.path.join(root, "scripts", "study")
     tally = Tally()
+    # Figures as SVG only (docs/studies.md section 6): the front end is under
+    # test here, and test_scaling_study checks the default PNG + SVG.
+    os.environ["UTS_FIGURE_FORMATS"] = "svg"
     with tempfile.TemporaryDirectory() as tmp:
         presets = os.path.join(tmp, "presets")
         os.makedirs(presets)
