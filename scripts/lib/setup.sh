@@ -45,7 +45,8 @@ uts_install() {
 }
 
 # uts_build DIR [meson setup options...]: configure once, then compile.
-uts_build() {
+# uts_configure DIR [MESON OPTIONS...]: set up (or reconfigure) DIR.
+uts_configure() {
   local dir="$1"; shift
   if [ ! -f "$UTS_ROOT/$dir/build.ninja" ]; then
     uts_log "configuring $dir $*"
@@ -55,6 +56,18 @@ uts_build() {
     # meson_options.txt since the directory was set up.
     meson setup --reconfigure "$UTS_ROOT/$dir" "$UTS_ROOT" "$@" >/dev/null
   fi
-  uts_log "building $dir"
-  meson compile -C "$UTS_ROOT/$dir" >/dev/null || meson compile -C "$UTS_ROOT/$dir"
+}
+
+# uts_build DIR [MESON OPTIONS...]: configure DIR and build every target.
+uts_build() {
+  uts_configure "$@"
+  uts_compile "$1"
+}
+
+# uts_compile DIR [TARGETS...]: build DIR (every target, or those named);
+# quiet unless it fails, then the errors again.
+uts_compile() {
+  local dir="$1"; shift
+  uts_log "building $dir${*:+ ($*)}"
+  meson compile -C "$UTS_ROOT/$dir" "$@" >/dev/null || meson compile -C "$UTS_ROOT/$dir" "$@"
 }
