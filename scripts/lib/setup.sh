@@ -44,8 +44,8 @@ uts_install() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# uts_build DIR [meson setup options...]: configure once, then compile.
-# uts_configure DIR [MESON OPTIONS...]: set up (or reconfigure) DIR.
+# uts_configure DIR [MESON SETUP OPTIONS...]: set up DIR once, later
+# reconfigure it with the options given.
 uts_configure() {
   local dir="$1"; shift
   if [ ! -f "$UTS_ROOT/$dir/build.ninja" ]; then
@@ -58,7 +58,7 @@ uts_configure() {
   fi
 }
 
-# uts_build DIR [MESON OPTIONS...]: configure DIR and build every target.
+# uts_build DIR [MESON SETUP OPTIONS...]: configure DIR, build every target.
 uts_build() {
   uts_configure "$@"
   uts_compile "$1"
