@@ -33,8 +33,9 @@
            --rank-poll, --rank-steal, --rank-w 0-6, --rank-l 2-8,
            --rank-termination; --rank-steal and --rank-termination now and
            then left out, for the defaults);
-           default 30 runs (about 40 s under CI's load on the 2-core machine, a fresh seed each time;
-           100 with UTS_TEST_EXTENDED=1, scripts/test --extended);
+           default 30 runs, a fresh seed each time (about 40 s under CI's
+           load on the 2-core machine; 100 with UTS_TEST_EXTENDED=1,
+           scripts/test --extended);
            replay with --seed (a failure also prints its command line)
   options  bad input printed once and exit 2 (the rank options included);
            --max-nodes across ranks in every rank-steal x termination mode,
