@@ -258,8 +258,15 @@ class ThreadRun final : public LinkHost {
   void exploit_loop() {
     Node node;
     auto& deque = self_.deque;
-    // The expander pops more of our nodes while it hashes (Expander, Refill).
-    auto refill = [&deque](Node& parent) __attribute__((always_inline)) { return deque.pop(parent); };
+    // The expander pops more of our nodes while it hashes (Expander, Refill),
+    // from the private part only (steal/protocol.hpp, pop_private): pop()'s
+    // reclaim (split) or reacquire (locked) was a call inside the kernel,
+    // around which GCC kept the kernel's zmm state on the stack (564 zmm
+    // moves to and from the stack in the split instantiation, against 221
+    // without the call; results/benchmarks/2026-11-28-engine.md). A false
+    // stops the refills of one pair; the loop's next pop() reclaims
+    // (split) or reacquires (locked).
+    auto refill = [&deque](Node& parent) __attribute__((always_inline)) { return pop_private(deque, parent); };
     for (;;) {
       if (!deque.pop(node)) {
         // Children still queued are this thread's work: hash them (pushing

@@ -25,6 +25,13 @@
 //   serve_thieves()       after every expansion: answer a share request (split),
 //                         release surplus chunks (locked), poll the request
 //                         cell (request)
+//   pop_private(node)     the deepest node if the owner can take it with no
+//                         atomic and no call: false says only that there is
+//                         none such, not that the deque is empty. The
+//                         expander takes refills with it while the AVX-512
+//                         kernel holds its state in registers. A protocol
+//                         without it gets pop() there (the dispatcher
+//                         pop_private(d, node) below): Chase-Lev, request.
 //   on_dry()              the owner ran dry and starts searching
 //   on_refilled()         its search succeeded
 //   report(stats)         the protocol's counters into the thread's statistics
@@ -130,6 +137,11 @@ concept StealProtocol = ProtocolDeque<typename P::Deque> &&
 template <class D>
 void serve_thieves(D& d) {
   if constexpr (requires { d.serve_thieves(); }) d.serve_thieves();
+}
+template <class D>
+bool pop_private(D& d, Node& out) {
+  if constexpr (requires { d.pop_private(out); }) return d.pop_private(out);
+  else return d.pop(out);
 }
 template <class D>
 void on_dry(D& d) {

@@ -44,7 +44,10 @@ struct AlwaysGoOn {
 
 // Where the slot path (Expander) takes more parents while a pair of batches
 // is hashed: refill(node) pops the traversal's next node, as the traversal
-// would (false: none). A node whose children do not fit is pushed back.
+// would (false: none now, and refilling stops until the next pair; the
+// engine's refill takes only what its owner pops without a call,
+// steal/protocol.hpp's pop_private). A node whose children do not fit is
+// pushed back.
 struct NoRefill {
   bool operator()(Node&) const { return false; }
 };

@@ -35,6 +35,7 @@ struct LockedProtocol {
     void commit(const Pusher& p) { stack_.commit(p); }
     void push(const Node& node) { stack_.push(node); }
     bool pop(Node& out) { return stack_.pop(out); }
+    bool pop_private(Node& out) { return stack_.pop_local(out); }
     std::uint64_t size() const { return stack_.size(); }
     std::uint32_t give_shallowest(std::uint32_t k, std::vector<Node>& out) {
       const std::size_t at = out.size();

@@ -71,8 +71,13 @@ class LockedStack {
     reserve(1);
     array_.nodes[top_++] = node;
   }
-  bool pop(Node& out) {
-    if (top_ == local_base_ && !reacquire()) return false;
+  // reacquire() true: a chunk came back, so pop_local() has a node.
+  bool pop(Node& out) { return pop_local(out) || (reacquire() && pop_local(out)); }
+  // The deepest local node, or false when the local region is empty (shared
+  // chunks may remain: pop() reacquires them). No lock and no call, for the
+  // expander's refills inside the hashing kernel (steal/protocol.hpp).
+  bool pop_local(Node& out) {
+    if (top_ == local_base_) return false;
     out = array_.nodes[--top_];
     return true;
   }

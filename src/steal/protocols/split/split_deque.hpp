@@ -27,7 +27,7 @@
 //    if their CAS succeeds. Every slot write and every thief's read is a
 //    relaxed atomic, so a speculative read racing an owner write is a stale
 //    value, not UB. Only an owner writes its slots, so its own reads meet no
-//    concurrent write; pop(), the hot path, reads with plain loads (a stale
+//    concurrent write; pop() and pop_private(), the hot path, read with plain loads (a stale
 //    thief's atomic read of the same word is read against read, no race,
 //    though std::atomic_ref formally asks every concurrent access to be
 //    atomic), and the cold paths (grow, reclaim) read atomically.
@@ -136,13 +136,16 @@ class SplitDeque {
 
   // Deepest private node; reclaims the shared part when the private part is
   // empty. false: the deque is empty, for certain (point 5).
-  bool pop(Node& out) {
-    if (bottom_ != split_) {
-      --bottom_;
-      out = slots_[bottom_ & mask_].load_own();
-      return true;
-    }
-    return reclaim_and_pop(out);
+  bool pop(Node& out) { return pop_private(out) || reclaim_and_pop(out); }
+  // The deepest private node, or false when the private part is empty (the
+  // shared part may still hold nodes: pop() reclaims them). No atomic and no
+  // call: the expander takes its refills with this while the hashing kernel
+  // keeps its state in vector registers, which a call would make it spill.
+  bool pop_private(Node& out) {
+    if (bottom_ == split_) return false;
+    --bottom_;
+    out = slots_[bottom_ & mask_].load_own();
+    return true;
   }
 
   // relaxed: a hint; a missed request is seen at the next check.

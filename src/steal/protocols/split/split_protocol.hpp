@@ -41,6 +41,7 @@ struct SplitProtocol {
     void commit(const Pusher& p) { deque_.commit(p); }
     void push(const Node& node) { deque_.push(node); }
     bool pop(Node& out) { return deque_.pop(out); }
+    bool pop_private(Node& out) { return deque_.pop_private(out); }
     std::uint32_t size() const { return deque_.size(); }
     std::uint32_t give_shallowest(std::uint32_t k, std::vector<Node>& out) {
       const std::size_t at = out.size();

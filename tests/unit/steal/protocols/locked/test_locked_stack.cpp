@@ -40,6 +40,30 @@ TEST_CASE("locked stack: chunks of K are released past 2K local nodes, stolen ol
   CHECK(owner.nodes_reacquired() == 3);
 }
 
+TEST_CASE("locked stack: pop_local takes local nodes only, never reacquires a chunk") {
+  LockedStack owner(3);
+  for (std::uint32_t i = 0; i < 7; ++i) {
+    owner.push(tree_node(i, 1000));
+    owner.release_surplus();
+  }
+  REQUIRE(owner.chunks_shared() == 1);  // serials 0..2 shared, 3..6 local
+  Node n;
+  std::vector<std::uint32_t> got;
+  while (owner.pop_local(n)) got.push_back(n.id[0]);
+  CHECK(got == std::vector<std::uint32_t>{6, 5, 4, 3});
+  CHECK(owner.chunks_shared() == 1);  // the chunk stays shared: still stealable
+  CHECK(owner.reacquires() == 0);
+  REQUIRE(owner.pop(n));  // pop reacquires it
+  CHECK(n.id[0] == 2);
+  CHECK(owner.reacquires() == 1);
+  REQUIRE(owner.pop_local(n));
+  CHECK(n.id[0] == 1);
+  REQUIRE(owner.pop_local(n));
+  CHECK(n.id[0] == 0);
+  CHECK_FALSE(owner.pop_local(n));
+  CHECK_FALSE(owner.pop(n));
+}
+
 TEST_CASE("locked stack: take_shallowest takes the oldest nodes and keeps the shared region whole chunks") {
   LockedStack s(3);
   for (std::uint32_t i = 0; i < 14; ++i) {

@@ -161,6 +161,13 @@ class StalledThief {
   std::thread thread_;
 };
 
+// Serials 0 .. n-1 pushed, then a requested share: the shallowest n/2 shared.
+void push_and_share_half(SplitDeque& d, std::uint32_t n) {
+  for (std::uint32_t i = 0; i < n; ++i) d.push(node_with_serial(i));
+  d.request_share();
+  d.share();
+}
+
 }  // namespace
 
 TEST_CASE("owner alone: LIFO at the deep end, empty after the last pop") {
@@ -210,9 +217,7 @@ TEST_CASE("share moves the shallowest half; steals take from the shallow end by 
 TEST_CASE("reclaim takes every shared node back, deepest on top, when the private part is dry") {
   std::vector<ThiefRecord> records(2);
   SplitDeque d(records, {64, 0, 1u << 30});
-  for (std::uint32_t i = 0; i < 8; ++i) d.push(node_with_serial(i));
-  d.request_share();
-  d.share();  // shared 0..3, private 4..7
+  push_and_share_half(d, 8);  // shared 0..3, private 4..7
   Node n;
   for (std::uint32_t i = 8; i-- > 4;) {
     REQUIRE(d.pop(n));
@@ -233,6 +238,32 @@ TEST_CASE("reclaim takes every shared node back, deepest on top, when the privat
   CHECK(n.id[0] == 1);
   CHECK_FALSE(d.pop(n));
   CHECK(d.nodes_shared() == 1 + d.nodes_reclaimed());  // shared = stolen + reclaimed
+}
+
+TEST_CASE("pop_private takes only private nodes, never reclaims; pop then reclaims the rest") {
+  std::vector<ThiefRecord> records(2);
+  SplitDeque d(records, {64, 0, 1u << 30});
+  push_and_share_half(d, 8);  // shared 0..3, private 4..7
+  Node n;
+  for (std::uint32_t i = 8; i-- > 4;) {
+    REQUIRE(d.pop_private(n));
+    CHECK(n.id[0] == i);
+  }
+  CHECK_FALSE(d.pop_private(n));  // private part dry, shared nodes stay shared
+  CHECK(d.shared_size() == 4);
+  CHECK(d.reclaims() == 0);
+  std::vector<std::uint32_t> got;
+  CHECK(steal_into(d, records, {StealAmount::one, 0}, got) == 1);  // still stealable: node 0
+  CHECK(got == std::vector<std::uint32_t>{0});
+  REQUIRE(d.pop(n));  // reclaims 1..3
+  CHECK(n.id[0] == 3);
+  CHECK(d.reclaims() == 1);
+  REQUIRE(d.pop_private(n));  // reclaimed nodes are private again
+  CHECK(n.id[0] == 2);
+  REQUIRE(d.pop_private(n));
+  CHECK(n.id[0] == 1);
+  CHECK_FALSE(d.pop_private(n));
+  CHECK_FALSE(d.pop(n));
 }
 
 TEST_CASE("a fully stolen deque is known empty and reusable") {
