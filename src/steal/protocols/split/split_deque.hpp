@@ -27,10 +27,11 @@
 //    if their CAS succeeds. Every slot write and every thief's read is a
 //    relaxed atomic, so a speculative read racing an owner write is a stale
 //    value, not UB. Only an owner writes its slots, so its own reads meet no
-//    concurrent write; pop() and pop_private(), the hot path, read with plain loads (a stale
-//    thief's atomic read of the same word is read against read, no race,
-//    though std::atomic_ref formally asks every concurrent access to be
-//    atomic), and the cold paths (grow, reclaim) read atomically.
+//    concurrent write; pop_private() (pop()'s hot path) reads with plain
+//    loads (a stale thief's atomic read of the same word is read against
+//    read, no race, though std::atomic_ref formally asks every concurrent
+//    access to be atomic), and the cold paths (grow, reclaim) read
+//    atomically.
 // 2. Steal = copy, then claim. A thief loads word w = (t, s), checks that the
 //    ring it announced (point 4) is still the current one, copies slots
 //    [t, t+k) into its own deque above its bottom (not yet visible to anyone),
