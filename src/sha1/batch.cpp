@@ -27,6 +27,9 @@ bool forced_off(const char* name) {
 void child_ids_cryptopp(const Batch& in, int count, Ids& out) {
   for (int l = 0; l < count; ++l) out.put(l, child_id(in.parent(l), in.index(l)));
 }
+void child_ids_cryptopp(const RowBatch& in, int count, RowIds& out) {
+  for (int l = 0; l < count; ++l) out.put(l, child_id(in.parent(l), in.index(l)));
+}
 
 #if defined(UTS_HAVE_SHANI_KERNEL)
 
@@ -80,17 +83,13 @@ UTS_SHANI inline void transpose4(__m128i r0, __m128i r1, __m128i r2, __m128i r3,
 // in the top lane (the order SHA-NI consumes), built in registers. Every
 // step below is written once and applied to all lanes, so the compiler
 // schedules independent lanes side by side.
+// The first two message groups of lanes base .. base+L-1, word 0 in the top
+// element. A column-wise batch: four lanes' words come in with one 16-byte
+// load per row and a 4x4 transpose, rows taken last word first so that
+// word 0 lands in the top element (4 loads and 8 shuffles for four lanes,
+// where building each lane from scalars took 4 loads and 3 inserts per lane).
 template <int L>
-UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
-  const __m128i iv_abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xEFCDAB89u), static_cast<int>(0x98BADCFEu),
-                                        0x10325476);
-  const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
-  const __m128i w3 = _mm_set_epi32(0, 0, 0, 192);
-  __m128i m0[L], m1[L], m2[L], m3[L], abcd[L], prev[L], e[L];
-  // The batch is column-wise: four lanes' words come in with one 16-byte
-  // load per row and a 4x4 transpose, rows taken last word first so that
-  // word 0 lands in the top element (4 loads and 8 shuffles for four lanes,
-  // where building each lane from scalars took 4 loads and 3 inserts per lane).
+UTS_SHANI inline void load_groups(const Batch& in, int base, __m128i* m0, __m128i* m1) {
   const __m128i zero = _mm_setzero_si128(), pad = _mm_set1_epi32(static_cast<int>(0x80000000u));
 #pragma GCC unroll 2
   for (int g = 0; g < L; g += 4) {
@@ -103,6 +102,63 @@ UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
       m1[g + j] = b[j];
     }
   }
+}
+// A row batch: each lane's row, its two groups reversed (and the lane added
+// to the index word).
+template <int L>
+UTS_SHANI inline void load_groups(const RowBatch& in, int base, __m128i* m0, __m128i* m1) {
+#pragma GCC unroll 8
+  for (int l = 0; l < L; ++l) {
+    const std::uint32_t* r = in.row[in.slot[base + l]];
+    const __m128i lane = _mm_set_epi32(0, 0, base + l, 0);
+    m0[l] = _mm_shuffle_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r)), 0x1B);
+    m1[l] = _mm_shuffle_epi32(_mm_add_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(r + 4)), lane), 0x1B);
+  }
+}
+
+// Lanes base .. base+L-1's states out (st: a b c d with a on top; ef: e on
+// top). Into columns: the transpose of four lanes' (w3 w2 w1 w0) states is
+// rows 3, 2, 1, 0, stored 16 bytes each (lanes past L write the scratch
+// columns); word 4 is the top element of each lane's E.
+template <int L>
+UTS_SHANI inline void store_ids(const __m128i* st, const __m128i* ef, int base, Ids& out) {
+  const __m128i zero = _mm_setzero_si128();
+#pragma GCC unroll 2
+  for (int g = 0; g < L; g += 4) {
+    __m128i lanes[4] = {zero, zero, zero, zero}, e4[4] = {zero, zero, zero, zero}, rows[4], top[4];
+    for (int j = 0; j < 4 && g + j < L; ++j) {
+      lanes[j] = st[g + j];
+      e4[j] = ef[g + j];
+    }
+    transpose4(lanes[0], lanes[1], lanes[2], lanes[3], rows);
+    transpose4(e4[0], e4[1], e4[2], e4[3], top);
+    auto store = [&](int k, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out.word[k] + base + g), v); };
+    store(3, rows[0]);
+    store(2, rows[1]);
+    store(1, rows[2]);
+    store(0, rows[3]);
+    store(4, top[3]);
+  }
+}
+// Into rows: each lane's state reversed, and e.
+template <int L>
+UTS_SHANI inline void store_ids(const __m128i* st, const __m128i* ef, int base, RowIds& out) {
+#pragma GCC unroll 8
+  for (int l = 0; l < L; ++l) {
+    std::uint32_t* r = out.row[base + l];
+    _mm_store_si128(reinterpret_cast<__m128i*>(r), _mm_shuffle_epi32(st[l], 0x1B));
+    r[4] = static_cast<std::uint32_t>(_mm_extract_epi32(ef[l], 3));
+  }
+}
+
+template <int L, class In, class Out>
+UTS_SHANI inline void hash_core(const In& in, int base, Out& out) {
+  const __m128i iv_abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xEFCDAB89u), static_cast<int>(0x98BADCFEu),
+                                        0x10325476);
+  const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
+  const __m128i w3 = _mm_set_epi32(0, 0, 0, 192);
+  __m128i m0[L], m1[L], m2[L], m3[L], abcd[L], prev[L], e[L];
+  load_groups<L>(in, base, m0, m1);
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
     m2[l] = _mm_setzero_si128();
@@ -151,38 +207,21 @@ UTS_SHANI inline void hash_core(const Batch& in, int base, Ids& out) {
 #undef UTS_GROUP
 #undef UTS_SCHEDULE
   // Add the initial state: E from the last group's input state, ABCD directly.
-  // And out the same way: the transpose of four lanes' (w3 w2 w1 w0) states
-  // is rows 3, 2, 1, 0, stored 16 bytes each (lanes past L write the scratch
-  // columns); word 4 is the top element of each lane's E.
   __m128i st[L], ef[L];
 #pragma GCC unroll 8
   for (int l = 0; l < L; ++l) {
     ef[l] = _mm_sha1nexte_epu32(prev[l], iv_e);
     st[l] = _mm_add_epi32(abcd[l], iv_abcd);
   }
-#pragma GCC unroll 2
-  for (int g = 0; g < L; g += 4) {
-    __m128i lanes[4] = {zero, zero, zero, zero}, e4[4] = {zero, zero, zero, zero}, rows[4], top[4];
-    for (int j = 0; j < 4 && g + j < L; ++j) {
-      lanes[j] = st[g + j];
-      e4[j] = ef[g + j];
-    }
-    transpose4(lanes[0], lanes[1], lanes[2], lanes[3], rows);
-    transpose4(e4[0], e4[1], e4[2], e4[3], top);
-    auto store = [&](int k, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out.word[k] + base + g), v); };
-    store(3, rows[0]);
-    store(2, rows[1]);
-    store(1, rows[2]);
-    store(0, rows[3]);
-    store(4, top[3]);
-  }
+  store_ids<L>(st, ef, base, out);
 }
 
 }  // namespace
 
 // Up to six lanes in one interleaved call; more in calls of four, the last
 // call taking the 3 to 6 that remain (a lone lane is latency-bound).
-void child_ids_shani(const Batch& in, int count, Ids& out) {
+template <class In, class Out>
+inline void shani_lanes(const In& in, int count, Out& out) {
   int base = 0;
   while (count > 0) {
     const int n = count > kShaniLanes ? 4 : count;
@@ -199,9 +238,13 @@ void child_ids_shani(const Batch& in, int count, Ids& out) {
   }
 }
 
+void child_ids_shani(const Batch& in, int count, Ids& out) { shani_lanes(in, count, out); }
+void child_ids_shani(const RowBatch& in, int count, RowIds& out) { shani_lanes(in, count, out); }
+
 #else  // no x86: the SHA-NI path does not exist in this build
 
 void child_ids_shani(const Batch& in, int count, Ids& out) { child_ids_cryptopp(in, count, out); }
+void child_ids_shani(const RowBatch& in, int count, RowIds& out) { child_ids_cryptopp(in, count, out); }
 bool cpu_has_shani() { return false; }
 bool cpu_has_avx512() { return false; }
 
@@ -232,9 +275,12 @@ void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, 
   // bytes, a `rep stos` in GCC's code) on every call, which cost the
   // uts-sha1-rate probe that calls this in a loop several percent of its
   // SHA-NI rates. Only lanes 0 .. lanes-1 are read back.
-  static thread_local Batch batch;
-  Ids ids;
-  for (int l = 0; l < lanes; ++l) batch.set(l, parent, first + static_cast<std::uint32_t>(l));
+  // The traversals' input and output (RowBatch, RowIds): one parent's row
+  // covers RowBatch::kFill lanes.
+  static_assert(kShaniLanes <= RowBatch::kFill);
+  static thread_local RowBatch batch;
+  RowIds ids;
+  batch.put(0, parent, first);
   child_ids_shani(batch, lanes, ids);
   for (int l = 0; l < lanes; ++l) out[l] = ids.get(l);
 }
@@ -243,15 +289,28 @@ namespace {
 
 // Blocks per second of one kernel over `blocks` children, parents chained
 // from batch to batch as in a traversal.
+// SHA-NI's through the lane path's row batch, as traversals run it.
 double kernel_rate(Path path, int lanes, std::uint64_t blocks) {
-  Batch batch;
-  Ids ids;
-  for (int l = 0; l < kMaxLanes; ++l) batch.set(l, {1, 2, 3, 4, static_cast<std::uint32_t>(l)}, static_cast<std::uint32_t>(l));
   const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
-  const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t c = 0; c < calls; ++c) {
-    child_ids(path, batch, lanes, ids);
-    batch.word[4][c % static_cast<std::uint64_t>(lanes)] = ids.word[4][0];
+  std::chrono::steady_clock::time_point start;
+  if (path == Path::shani) {
+    RowBatch batch;
+    RowIds ids;
+    for (int l = 0; l < kMaxLanes; ++l) batch.put(l, {1, 2, 3, 4, static_cast<std::uint32_t>(l)}, static_cast<std::uint32_t>(l));
+    start = std::chrono::steady_clock::now();
+    for (std::uint64_t c = 0; c < calls; ++c) {
+      child_ids_shani(batch, lanes, ids);
+      batch.row[c % static_cast<std::uint64_t>(lanes)][4] = ids.row[0][4];
+    }
+  } else {
+    Batch batch;
+    Ids ids;
+    for (int l = 0; l < kMaxLanes; ++l) batch.set(l, {1, 2, 3, 4, static_cast<std::uint32_t>(l)}, static_cast<std::uint32_t>(l));
+    start = std::chrono::steady_clock::now();
+    for (std::uint64_t c = 0; c < calls; ++c) {
+      child_ids(path, batch, lanes, ids);
+      batch.word[4][c % static_cast<std::uint64_t>(lanes)] = ids.word[4][0];
+    }
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return s > 0 ? double(calls * static_cast<std::uint64_t>(lanes)) / s : 0;

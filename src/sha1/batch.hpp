@@ -85,6 +85,35 @@ struct Batch {
   }
   std::uint32_t index(int lane) const { return word[5][lane]; }
 };
+// The lane path's input (shani, cryptopp): one row per parent, written at
+// the lane its first queued child takes, and which row each lane reads:
+//   lane l hashes parent row[slot[l]] (its words 0-4) with child index
+//   row[slot[l]][5] + l (mod 2^32).
+// Words 6 and 7 of a row are the message's next words (the 0x80 terminator
+// and a zero), so a lane's message groups are two 16-byte loads of its row
+// (SHA-NI: and a shuffle each), where a column-wise Batch took a 4x4
+// transpose per four lanes and six stores per child.
+struct RowBatch {
+  alignas(32) std::uint32_t row[kMaxLanes][8] = {};
+  alignas(16) std::uint8_t slot[2 * kMaxLanes] = {};
+  // Lanes lane .. lane+kFill-1: children first, first+1, ... of `parent`
+  // (a later put() overwrites the slots past its own first lane).
+  static constexpr int kFill = 8;
+  void put(int lane, const Words& parent, std::uint32_t first) {
+    std::uint32_t* r = row[lane];
+    for (int k = 0; k < 5; ++k) r[k] = parent[k];
+    r[5] = first - static_cast<std::uint32_t>(lane);
+    r[6] = 0x80000000u;
+    r[7] = 0;
+    const std::uint64_t bytes = static_cast<std::uint64_t>(lane) * 0x0101010101010101u;
+    std::memcpy(slot + lane, &bytes, 8);
+  }
+  Words parent(int lane) const {
+    const std::uint32_t* r = row[slot[lane]];
+    return {r[0], r[1], r[2], r[3], r[4]};
+  }
+  std::uint32_t index(int lane) const { return row[slot[lane]][5] + static_cast<std::uint32_t>(lane); }
+};
 // The AVX-512 path's input: up to sixteen parents, one slot each, and which
 // slot each lane's child comes from. A traversal writes a few words per
 // parent (its id, where its children start) instead of six per child; the
@@ -126,11 +155,24 @@ struct Ids {
   }
 };
 
+// The ids hashed from a RowBatch, one row per lane: row[l][0..4] is lane
+// l's id (a traversal copies a child's id with one 16-byte load and one
+// 4-byte load, where Ids takes five loads a column apart).
+struct RowIds {
+  alignas(32) std::uint32_t row[kMaxLanes][8];
+  Words get(int lane) const { return {row[lane][0], row[lane][1], row[lane][2], row[lane][3], row[lane][4]}; }
+  void put(int lane, const Words& id) {
+    for (int k = 0; k < 5; ++k) row[lane][k] = id[k];
+  }
+};
+
 // Lanes 0 .. count-1 of `in` hashed into the same lanes of `out`
 // (1 <= count <= kMaxLanes). The avx512 kernel always computes all sixteen
 // lanes (same cost) and needs only that the unused ones hold any values.
 void child_ids_cryptopp(const Batch& in, int count, Ids& out);
 void child_ids_shani(const Batch& in, int count, Ids& out);
+void child_ids_cryptopp(const RowBatch& in, int count, RowIds& out);
+void child_ids_shani(const RowBatch& in, int count, RowIds& out);
 void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
 // All sixteen lanes of a SlotBatch (sha1/avx512.cpp; only where cpu_has_avx512()).
 void child_ids_avx512(const SlotBatch& in, Ids& out);
@@ -140,6 +182,12 @@ void child_ids_avx512(const SlotBatch& first, const SlotBatch& second, Ids& out)
 inline void child_ids(Path path, const Batch& in, int count, Ids& out) {
   if (path == Path::avx512) child_ids_avx512(in, out);
   else if (path == Path::shani) child_ids_shani(in, count, out);
+  else child_ids_cryptopp(in, count, out);
+}
+
+// The lane path's batch: shani or cryptopp (not avx512).
+inline void child_ids(Path path, const RowBatch& in, int count, RowIds& out) {
+  if (path == Path::shani) child_ids_shani(in, count, out);
   else child_ids_cryptopp(in, count, out);
 }
 

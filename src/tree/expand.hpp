@@ -93,8 +93,11 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 // are work this thread holds.
 //
 // Two ways to queue, by path:
-//   lanes (shani, cryptopp)  each child's message words written to its lane
-//                            (sha1::Batch), hashed when the batch is full.
+//   lanes (shani, cryptopp)  each parent's words written once, to a row at
+//                            the lane its first child takes, and each lane
+//                            told its row (sha1::RowBatch); hashed when the
+//                            batch is full, into rows (sha1::RowIds), then
+//                            visited in one call (Tree::visit_rows).
 //   slots (avx512)           each parent written once to a slot
 //                            (sha1::SlotBatch: its id, where its children
 //                            start, and a byte per lane naming the slot; the
@@ -198,8 +201,8 @@ class Expander {
 
   // ---- lanes (shani, cryptopp) ----
 
-  // Batch::kFill lanes are written whatever the child count (fixed-length
-  // loops, no branch on the count), then pending_ moves by the children that
+  // RowBatch::kFill lanes are written whatever the child count (fixed-length
+  // stores, no branch on the count), then pending_ moves by the children that
   // fit; a node with more children writes the next kFill, running the batch
   // whenever it is full.
   template <class Sink>
@@ -207,10 +210,10 @@ class Expander {
     const std::uint32_t height = parent.height + 1;
     std::uint32_t first = 0;
     for (;;) {
-      batch_.fill(pending_, parent.id, first);
-      for (int l = 0; l < sha1::Batch::kFill; ++l) heights_[pending_ + l] = height;
+      batch_.put(pending_, parent.id, first);
+      for (int l = 0; l < sha1::RowBatch::kFill; ++l) heights_[pending_ + l] = height;
       const std::uint32_t left = parent.children - first;
-      const auto room = std::min<std::uint32_t>(static_cast<std::uint32_t>(lanes_ - pending_), sha1::Batch::kFill);
+      const auto room = std::min<std::uint32_t>(static_cast<std::uint32_t>(lanes_ - pending_), sha1::RowBatch::kFill);
       if (left < room) {
         pending_ += static_cast<int>(left);
         return;
@@ -225,22 +228,13 @@ class Expander {
   // Hash the pending_ queued lanes, visit them, push the inner ones.
   template <class Sink>
   [[gnu::always_inline]] void run_lanes(const Tree& tree, Counts& counts, Sink& sink) {
-    if (!tree.child_ids(batch_, pending_, ids_)) return abandon();  // -g: a stop came during the hashing
+    if (!tree.child_ids(batch_, pending_, row_ids_)) return abandon();  // -g: a stop came during the hashing
     const int n = pending_;
     alignas(64) std::uint32_t children[sha1::kMaxLanes];
-    std::uint32_t inner = 0;  // bit j: child j has children
-    std::uint32_t kept = 0;   // how many bits of `inner` are set
-    std::uint64_t checksum = 0;
-    std::uint32_t depth = counts.max_depth;
-    for (int j = 0; j < n; ++j) {
-      children[j] = static_cast<std::uint32_t>(tree.num_children(ids_.word[4][j], heights_[j]));
-      inner |= static_cast<std::uint32_t>(children[j] != 0) << j;
-      kept += children[j] != 0 ? 1 : 0;
-      checksum += (std::uint64_t{ids_.word[0][j]} << 32) | ids_.word[1][j];  // checksum_term (node.hpp)
-      depth = heights_[j] > depth ? heights_[j] : depth;
-    }
-    counts.max_depth = depth;
-    push(n, inner, kept, checksum, children, counts, sink);
+    Tree::BatchVisit v;
+    tree.visit_rows(row_ids_, heights_, n, children, v);
+    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
+    push(row_ids_, n, v.inner, v.kept, v.checksum, children, counts, sink);
     pending_ = 0;
   }
 
@@ -371,7 +365,7 @@ class Expander {
       tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
                                        heights_, children, v);
     counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
+    push(ids_, lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
   }
 
   template <class Sink>
@@ -385,7 +379,7 @@ class Expander {
       tree.visit_slots_avx512(ids_, b.batch, b.heights, n, heights_, children, v);
     }
     counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(n, v.inner, v.kept, v.checksum, children, counts, sink);
+    push(ids_, n, v.inner, v.kept, v.checksum, children, counts, sink);
   }
 
   // ---- both ----
@@ -406,7 +400,7 @@ class Expander {
     }
     for (std::uint32_t i = 0; i < parent.children; ++i) {
       if (i % kHugeNode == kHugeNode - 1 && !keep_going()) return abandon();
-      batch_.set(pending_, parent.id, i);
+      batch_.put(pending_, parent.id, i);
       heights_[pending_] = height;
       if (++pending_ == lanes_) {
         run_lanes(tree, counts, sink);
@@ -435,8 +429,8 @@ class Expander {
   // a fifth of the nodes and cost a third of the traversal's time with the
   // AVX-512 kernel).
   // `back`, if given, first: a parent refill() took that did not fit.
-  template <class Sink>
-  [[gnu::always_inline]] void push(int n, std::uint32_t inner, std::uint32_t kept, std::uint64_t checksum,
+  template <class IdsT, class Sink>
+  [[gnu::always_inline]] void push(const IdsT& ids, int n, std::uint32_t inner, std::uint32_t kept, std::uint64_t checksum,
                                    const std::uint32_t* children, Counts& counts, Sink& sink,
                                    const Node* back = nullptr) {
     counts.nodes += static_cast<std::uint64_t>(n);
@@ -447,7 +441,7 @@ class Expander {
     for (std::uint32_t m = inner; m != 0; m &= m - 1) {
       const int j = __builtin_ctz(m);
       Node child;
-      child.id = ids_.get(j);
+      child.id = ids.get(j);
       child.height = heights_[j];
       child.children = children[j];
       out.push(child);
@@ -455,9 +449,10 @@ class Expander {
     sink.commit(out);
   }
 
-  sha1::Ids ids_;
-  alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights (lane path: as the batch's columns)
-  sha1::Batch batch_;  // the lane path's batch
+  sha1::Ids ids_;          // the slot path's ids
+  sha1::RowIds row_ids_;   // the lane path's
+  alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights
+  sha1::RowBatch batch_;  // the lane path's batch
   Slots slots_buf_[3][2];  // the slot path's pairs of batches: filling_, waiting() and the one hashed
   int pending_ = 0;        // lanes queued in the batch being filled
   int nslots_ = 0;         // slots used in slots_buf_[filling_][half_]

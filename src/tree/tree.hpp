@@ -66,9 +66,9 @@ class Tree {
     }
     return repeat([&] { sha1::child_ids(path_, parent, first, count, out); });
   }
-  // The same for a batch whose lanes may come from different parents
-  // (count <= sha1::kMaxLanes).
-  bool child_ids(const sha1::Batch& in, int count, sha1::Ids& out) const {
+  // The same for the lane path's row batch (shani, cryptopp), whose lanes
+  // may come from different parents (count <= sha1::kMaxLanes).
+  bool child_ids(const sha1::RowBatch& in, int count, sha1::RowIds& out) const {
     if (params_.granularity == 1) {
       sha1::child_ids(path_, in, count, out);
       return true;
@@ -99,6 +99,10 @@ class Tree {
   };
   void visit_batch_avx512(const sha1::Ids& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
                           BatchVisit& out) const;
+  // The lane path's visit (shani, cryptopp; any CPU): the same for lanes 0
+  // .. n-1 of ids hashed from a RowBatch, scalar (tree/visit_rows.cpp).
+  void visit_rows(const sha1::RowIds& ids, const std::uint32_t* heights, int n, std::uint32_t* children,
+                  BatchVisit& out) const;
   // The same for ids hashed from a SlotBatch whose parents (slot s) are at
   // slot_heights[s] - 1: lane l's child is at slot_heights[in.slot[l]],
   // which is also written to heights[l].

@@ -127,6 +127,57 @@ TEST_CASE("the AVX-512 kernel on a slot batch, alone and in a pair, equals Crypt
   CHECK(mismatches == 0);
 }
 
+TEST_CASE("the lane path's row batch: SHA-NI and Crypto++ equal child_id in every lane, at every fill and split into parents") {
+  std::mt19937 rng(2028);
+  for (sha1::Path path : {sha1::Path::shani, sha1::Path::cryptopp}) {
+    CAPTURE(sha1::to_string(path));
+    if (!sha1::resolve(path)) {
+      MESSAGE("this CPU has no ", sha1::to_string(path), ": its row kernel is not tested here");
+      continue;
+    }
+    std::size_t mismatches = 0, checked = 0, rows_seen = 0;
+    static sha1::RowBatch batch;  // static: later batches keep the leftovers of earlier ones
+    for (int i = 0; i < 40000; ++i) {
+      // Lanes 0 .. fill-1 cut into runs, one parent each, as the Expander
+      // queues them: put() at a run's first lane writes kFill lanes, the
+      // next put() overwrites the ones past its own first lane. An index
+      // may wrap past 2^32; sometimes two runs share a parent.
+      const int fill = 1 + i % sha1::kMaxLanes;
+      int lane = 0;
+      sha1::Words parents[sha1::kMaxLanes];
+      std::uint32_t index[sha1::kMaxLanes];
+      sha1::Words parent{};
+      while (lane < fill) {
+        const int run = std::min({fill - lane, sha1::RowBatch::kFill, 1 + static_cast<int>(rng() % 8)});
+        parent = lane > 0 && rng() % 5 == 0 ? parent : random_words(rng);
+        const std::uint32_t first = rng() % 7 == 0 ? 0xFFFFFFFFu - static_cast<std::uint32_t>(rng() % 4)
+                                                   : random_index(rng, i + lane);
+        batch.put(lane, parent, first);
+        for (int l = lane; l < lane + run; ++l) {
+          parents[l] = parent;
+          index[l] = first + static_cast<std::uint32_t>(l - lane);
+        }
+        lane += run;
+        ++rows_seen;
+      }
+      // What put() says each lane holds (the definition the kernel must meet).
+      for (int l = 0; l < fill; ++l) {
+        CHECK(batch.parent(l) == parents[l]);
+        CHECK(batch.index(l) == index[l]);
+      }
+      sha1::RowIds got;
+      sha1::child_ids(path, batch, fill, got);
+      for (int l = 0; l < fill; ++l) {
+        mismatches += got.get(l) != sha1::child_id(parents[l], index[l]);
+        ++checked;
+      }
+    }
+    CHECK(checked == 40000u / sha1::kMaxLanes * static_cast<std::size_t>(sha1::kMaxLanes * (sha1::kMaxLanes + 1) / 2));
+    CHECK(rows_seen > 2u * 40000u);  // several parents per batch on average
+    CHECK(mismatches == 0);
+  }
+}
+
 TEST_CASE("SHA-NI lane-count entry point (the benchmark's) equals Crypto++") {
   if (!sha1::cpu_has_shani()) return;
   std::mt19937 rng(5);

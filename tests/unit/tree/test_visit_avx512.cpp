@@ -1,5 +1,6 @@
-// The AVX-512 step after hashing (tree/visit_avx512.cpp) against the scalar
-// rules, lane by lane: child counts, the inner mask, the leaves, checksum and
+// The AVX-512 step after hashing (tree/visit_avx512.cpp), and the lane
+// path's scalar one (tree/visit_rows.cpp), against the scalar rules, lane by
+// lane: child counts, the inner mask, the leaves, checksum and
 // depth, at every batch fill, for every tree type and both RNG conventions,
 // including heights past the geometric tables and variates at thresholds.
 #include <doctest/doctest.h>
@@ -115,6 +116,24 @@ struct ExpectedVisit {
   }
 };
 
+// Lanes 0 .. n-1 of a visit (children[], v) against the scalar rules, lane
+// by lane; returns n. Ids: sha1::Ids or sha1::RowIds.
+template <class Ids>
+int check_visit(const Tree& scalar, const Ids& ids, const std::uint32_t* heights, int n,
+                const std::uint32_t* children, const Tree::BatchVisit& v) {
+  ExpectedVisit want_v;
+  std::size_t bad = 0;
+  for (int j = 0; j < n; ++j) {
+    const sha1::Words id = ids.get(j);
+    const auto want = static_cast<std::uint32_t>(scalar.num_children(id[4], heights[j]));
+    bad += children[j] != want;
+    want_v.add(j, want, id, heights[j]);
+  }
+  CHECK(bad == 0);
+  want_v.check(v);
+  return n;
+}
+
 // A height near the interesting edges: 0 (the root's rule, when `root`),
 // small, around the depth, past the bucket tables (512), the threshold
 // tables (4096), and anything.
@@ -124,6 +143,25 @@ std::uint32_t pick_height(std::mt19937& rng, const TreeParams& p, bool root) {
   const std::uint32_t pick[] = {1,   2, depth - 1, depth, depth + 1, 600, past_thresholds,
                                 static_cast<std::uint32_t>(rng() % 1000), 0};
   return pick[rng() % (root ? 9 : 8)];
+}
+
+// A numerator within a few units of a threshold (the binomial bound q, a
+// geometric count's first variate 1-(1-p)^k), where the bucket table is
+// ambiguous and the scalar rule decides; k up to 34, past the 31 thresholds
+// a register row holds. Or one of the largest numerators, which the row's ~0
+// padding must not count.
+std::uint32_t edge_numerator(std::mt19937& rng, const TreeParams& p, const Tree& tree, std::uint32_t height) {
+  double u = p.q;
+  if (p.type == TreeType::geometric || (p.type == TreeType::hybrid && rng() % 2)) {
+    const double b = tree.geometric_mean(height);
+    const double keep = b > 0 ? 1.0 - 1.0 / (1.0 + b) : 0.0;  // 1 - p
+    const int k = rng() % 3 == 0 ? 28 + static_cast<int>(rng() % 7) : 1 + static_cast<int>(rng() % 6);
+    u = 1.0 - std::pow(keep, k);
+  }
+  const double scale = p.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
+  const double near = std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
+  const double v = rng() % 8 == 0 ? scale - 1 - static_cast<double>(rng() % 3) : near;
+  return static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
 }
 
 // n lanes of `batch` in runs of 1-6 per parent slot, each parent random and
@@ -161,44 +199,45 @@ TEST_CASE("AVX-512 visit of a batch equals the scalar rules lane by lane") {
       for (int l = 0; l < 2 * sha1::kMaxLanes; ++l) {
         for (int k = 0; k < 5; ++k) ids.word[k][l] = static_cast<std::uint32_t>(rng());
         heights[l] = pick_height(rng, p, true);
-        // Sometimes a numerator within a few units of a threshold (the
-        // binomial bound q, a geometric count's first variate 1-(1-p)^k),
-        // where the bucket table is ambiguous and the scalar rule decides;
-        // k up to 34, past the 31 thresholds a register row holds. Or the
-        // largest numerators, which the row's ~0 padding must not count.
-        if (rng() % 4 == 0) {
-          double u = p.q;
-          if (p.type == TreeType::geometric || (p.type == TreeType::hybrid && rng() % 2)) {
-            const double b = tree.geometric_mean(heights[l]);
-            const double keep = b > 0 ? 1.0 - 1.0 / (1.0 + b) : 0.0;  // 1 - p
-            const int k = rng() % 3 == 0 ? 28 + static_cast<int>(rng() % 7) : 1 + static_cast<int>(rng() % 6);
-            u = 1.0 - std::pow(keep, k);
-          }
-          const double scale = p.rng == RngConvention::uts ? 2147483648.0 : 4294967296.0;
-          const double near = std::floor(u * scale) + static_cast<double>(static_cast<int>(rng() % 21) - 10);
-          const double v = rng() % 8 == 0 ? scale - 1 - static_cast<double>(rng() % 3) : near;
-          ids.word[4][l] = static_cast<std::uint32_t>(v < 0 ? 0 : v >= scale ? scale - 1 : v);
-        }
+        if (rng() % 4 == 0) ids.word[4][l] = edge_numerator(rng, p, tree, heights[l]);
       }
       alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
       Tree::BatchVisit v;
       tree.visit_batch_avx512(ids, heights, n, children, v);
-      ExpectedVisit want_v;
-      std::size_t bad = 0;
-      for (int j = 0; j < n; ++j) {
-        const auto want = static_cast<std::uint32_t>(scalar.num_children(ids.word[4][j], heights[j]));
-        bad += children[j] != want;
-        want_v.add(j, want, ids.get(j), heights[j]);
-        ++lanes_checked;
-      }
-      CHECK(bad == 0);
-      want_v.check(v);
+      lanes_checked += check_visit(scalar, ids, heights, n, children, v);
     }
     // Truncations (a count cut to the 100 cap) noted once per live lane,
     // never for the unused lanes past n.
     CHECK(tree.truncations() == scalar.truncations());
   }
   CHECK(lanes_checked > 100000);
+}
+
+TEST_CASE("the lane path's scalar visit of a row batch (Tree::visit_rows) equals the scalar rules lane by lane") {
+  // Any CPU: the shani and cryptopp paths visit through it.
+  std::mt19937 rng(98);
+  std::size_t lanes_checked = 0;
+  for (const TreeParams& p : trees()) {
+    const Tree tree(p, sha1::Path::cryptopp);
+    const Tree scalar(p, sha1::Path::cryptopp);
+    CAPTURE(static_cast<int>(p.type));
+    for (int rep = 0; rep < 3000; ++rep) {
+      const int n = 1 + rep % sha1::kMaxLanes;
+      sha1::RowIds ids;
+      alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {};
+      for (int l = 0; l < sha1::kMaxLanes; ++l) {
+        for (int k = 0; k < 8; ++k) ids.row[l][k] = static_cast<std::uint32_t>(rng());
+        heights[l] = pick_height(rng, p, true);
+        if (rng() % 4 == 0) ids.row[l][4] = edge_numerator(rng, p, tree, heights[l]);
+      }
+      std::uint32_t children[sha1::kMaxLanes];
+      Tree::BatchVisit v;
+      tree.visit_rows(ids, heights, n, children, v);
+      lanes_checked += check_visit(scalar, ids, heights, n, children, v);
+    }
+    CHECK(tree.truncations() == scalar.truncations());
+  }
+  CHECK(lanes_checked > 50000);
 }
 
 TEST_CASE("Geometric trees of fixed shape count children against one row of thresholds in registers") {
