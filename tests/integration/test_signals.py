@@ -120,7 +120,22 @@ def mid_run(binary, tally):
                         "rc=%s out=%r err=%r" % (rc, out[-300:], err[-300:]))
 
 
+def built_with_tsan(binary):
+    with open(binary, "rb") as f:
+        return b"__tsan_init" in f.read()
+
+
 def first_milliseconds(binary, tally):
+    if built_with_tsan(binary):
+        # ThreadSanitizer's runtime catches a signal itself and runs the
+        # program's handler later; a signal in the first milliseconds was
+        # sometimes never handed on (2 of 60 runs in one try, within the
+        # first 16 in each of six others, split and request alike: the run
+        # went on with the whole tree, and in the stuck process the handler's
+        # flag was 0 with nothing pending in the kernel). Builds
+        # without TSan run this check (scripts/test, the full suite).
+        print("skip  a signal in the first milliseconds: not checked in a ThreadSanitizer build")
+        return
     rng = random.Random(18)
     engines = [["--sequential"], ["--threads", "2"], ["--threads", "16"], ["--threads", "4", "--protocol", "request"]]
     bad = []
