@@ -67,43 +67,8 @@ namespace {
 
 #define UTS_SHANI __attribute__((target("sha,sse4.1,ssse3")))
 
-// out[j] = (r0[j], r1[j], r2[j], r3[j]): a 4x4 transpose of 32-bit elements.
-UTS_SHANI inline void transpose4(__m128i r0, __m128i r1, __m128i r2, __m128i r3, __m128i out[4]) {
-  const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
-  const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-  out[0] = _mm_unpacklo_epi64(t0, t1);
-  out[1] = _mm_unpackhi_epi64(t0, t1);
-  out[2] = _mm_unpacklo_epi64(t2, t3);
-  out[3] = _mm_unpackhi_epi64(t2, t3);
-}
-
-// L children hashed side by side: lanes base .. base+L-1 of a batch. The
-// message of a child is its parent's five state words, the index, the 0x80
-// terminator, zeros and the bit length 192, as four 4-word groups with word 0
-// in the top lane (the order SHA-NI consumes), built in registers. Every
-// step below is written once and applied to all lanes, so the compiler
-// schedules independent lanes side by side.
-// The first two message groups of lanes base .. base+L-1, word 0 in the top
-// element. A column-wise batch: four lanes' words come in with one 16-byte
-// load per row and a 4x4 transpose, rows taken last word first so that
-// word 0 lands in the top element (4 loads and 8 shuffles for four lanes,
-// where building each lane from scalars took 4 loads and 3 inserts per lane).
-template <int L>
-UTS_SHANI inline void load_groups(const Batch& in, int base, __m128i* m0, __m128i* m1) {
-  const __m128i zero = _mm_setzero_si128(), pad = _mm_set1_epi32(static_cast<int>(0x80000000u));
-#pragma GCC unroll 2
-  for (int g = 0; g < L; g += 4) {
-    auto row = [&](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in.word[k] + base + g)); };
-    __m128i a[4], b[4];
-    transpose4(row(3), row(2), row(1), row(0), a);
-    transpose4(zero, pad, row(5), row(4), b);
-    for (int j = 0; j < 4 && g + j < L; ++j) {
-      m0[g + j] = a[j];
-      m1[g + j] = b[j];
-    }
-  }
-}
-// A row batch: each lane's row, its two groups reversed (and the lane added
+// The first two message groups of lanes base .. base+L-1, word 0 in the
+// top element: each lane's row, its two groups reversed (and the lane added
 // to the index word).
 template <int L>
 UTS_SHANI inline void load_groups(const RowBatch& in, int base, __m128i* m0, __m128i* m1) {
@@ -117,30 +82,7 @@ UTS_SHANI inline void load_groups(const RowBatch& in, int base, __m128i* m0, __m
 }
 
 // Lanes base .. base+L-1's states out (st: a b c d with a on top; ef: e on
-// top). Into columns: the transpose of four lanes' (w3 w2 w1 w0) states is
-// rows 3, 2, 1, 0, stored 16 bytes each (lanes past L write the scratch
-// columns); word 4 is the top element of each lane's E.
-template <int L>
-UTS_SHANI inline void store_ids(const __m128i* st, const __m128i* ef, int base, Ids& out) {
-  const __m128i zero = _mm_setzero_si128();
-#pragma GCC unroll 2
-  for (int g = 0; g < L; g += 4) {
-    __m128i lanes[4] = {zero, zero, zero, zero}, e4[4] = {zero, zero, zero, zero}, rows[4], top[4];
-    for (int j = 0; j < 4 && g + j < L; ++j) {
-      lanes[j] = st[g + j];
-      e4[j] = ef[g + j];
-    }
-    transpose4(lanes[0], lanes[1], lanes[2], lanes[3], rows);
-    transpose4(e4[0], e4[1], e4[2], e4[3], top);
-    auto store = [&](int k, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(out.word[k] + base + g), v); };
-    store(3, rows[0]);
-    store(2, rows[1]);
-    store(1, rows[2]);
-    store(0, rows[3]);
-    store(4, top[3]);
-  }
-}
-// Into rows: each lane's state reversed, and e.
+// top), a row each: the state reversed, and e.
 template <int L>
 UTS_SHANI inline void store_ids(const __m128i* st, const __m128i* ef, int base, RowIds& out) {
 #pragma GCC unroll 8
@@ -151,8 +93,14 @@ UTS_SHANI inline void store_ids(const __m128i* st, const __m128i* ef, int base, 
   }
 }
 
-template <int L, class In, class Out>
-UTS_SHANI inline void hash_core(const In& in, int base, Out& out) {
+// L children hashed side by side: lanes base .. base+L-1 of a row batch. The
+// message of a child is its parent's five state words, the index, the 0x80
+// terminator, zeros and the bit length 192, as four 4-word groups with word 0
+// in the top lane (the order SHA-NI consumes), built in registers. Every
+// step below is written once and applied to all lanes, so the compiler
+// schedules independent lanes side by side.
+template <int L>
+UTS_SHANI inline void hash_core(const RowBatch& in, int base, RowIds& out) {
   const __m128i iv_abcd = _mm_set_epi32(0x67452301, static_cast<int>(0xEFCDAB89u), static_cast<int>(0x98BADCFEu),
                                         0x10325476);
   const __m128i iv_e = _mm_set_epi32(static_cast<int>(0xC3D2E1F0u), 0, 0, 0);
@@ -220,8 +168,7 @@ UTS_SHANI inline void hash_core(const In& in, int base, Out& out) {
 
 // Up to six lanes in one interleaved call; more in calls of four, the last
 // call taking the 3 to 6 that remain (a lone lane is latency-bound).
-template <class In, class Out>
-inline void shani_lanes(const In& in, int count, Out& out) {
+void child_ids_shani(const RowBatch& in, int count, RowIds& out) {
   int base = 0;
   while (count > 0) {
     const int n = count > kShaniLanes ? 4 : count;
@@ -238,12 +185,8 @@ inline void shani_lanes(const In& in, int count, Out& out) {
   }
 }
 
-void child_ids_shani(const Batch& in, int count, Ids& out) { shani_lanes(in, count, out); }
-void child_ids_shani(const RowBatch& in, int count, RowIds& out) { shani_lanes(in, count, out); }
-
 #else  // no x86: the SHA-NI path does not exist in this build
 
-void child_ids_shani(const Batch& in, int count, Ids& out) { child_ids_cryptopp(in, count, out); }
 void child_ids_shani(const RowBatch& in, int count, RowIds& out) { child_ids_cryptopp(in, count, out); }
 bool cpu_has_shani() { return false; }
 bool cpu_has_avx512() { return false; }
@@ -251,19 +194,28 @@ bool cpu_has_avx512() { return false; }
 #endif
 
 void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_t count, Words* out) {
-  Batch batch;
-  Ids ids;
-  const std::uint32_t width = static_cast<std::uint32_t>(path == Path::cryptopp ? 1 : kMaxLanes);
-  if (width == 1) {
+  if (path == Path::cryptopp) {
     for (std::uint32_t i = 0; i < count; ++i) out[i] = child_id(parent, first + i);
     return;
   }
-  for (int l = 0; l < kMaxLanes; ++l) batch.set(l, parent, 0);
+  const std::uint32_t width = kMaxLanes;
   while (count > 0) {
     const std::uint32_t n = count < width ? count : width;
-    for (std::uint32_t i = 0; i < n; ++i) batch.word[5][i] = first + i;
-    child_ids(path, batch, static_cast<int>(n), ids);
-    for (std::uint32_t i = 0; i < n; ++i) out[i] = ids.get(static_cast<int>(i));
+    if (path == Path::avx512) {
+      Batch batch;
+      Ids ids;
+      for (std::uint32_t i = 0; i < n; ++i) batch.set(static_cast<int>(i), parent, first + i);
+      child_ids_avx512(batch, ids);
+      for (std::uint32_t i = 0; i < n; ++i) out[i] = ids.get(static_cast<int>(i));
+    } else {
+      RowBatch batch;  // two rows of RowBatch::kFill lanes cover the sixteen
+      RowIds ids;
+      static_assert(2 * RowBatch::kFill == kMaxLanes);
+      batch.put(0, parent, first);
+      batch.put(RowBatch::kFill, parent, first + RowBatch::kFill);
+      child_ids_shani(batch, static_cast<int>(n), ids);
+      for (std::uint32_t i = 0; i < n; ++i) out[i] = ids.get(static_cast<int>(i));
+    }
     first += n;
     out += n;
     count -= n;
@@ -288,8 +240,8 @@ void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, 
 namespace {
 
 // Blocks per second of one kernel over `blocks` children, parents chained
-// from batch to batch as in a traversal.
-// SHA-NI's through the lane path's row batch, as traversals run it.
+// from batch to batch as in a traversal; SHA-NI's through the row batch the
+// traversals give it.
 double kernel_rate(Path path, int lanes, std::uint64_t blocks) {
   const std::uint64_t calls = blocks / static_cast<std::uint64_t>(lanes);
   std::chrono::steady_clock::time_point start;
@@ -308,7 +260,7 @@ double kernel_rate(Path path, int lanes, std::uint64_t blocks) {
     for (int l = 0; l < kMaxLanes; ++l) batch.set(l, {1, 2, 3, 4, static_cast<std::uint32_t>(l)}, static_cast<std::uint32_t>(l));
     start = std::chrono::steady_clock::now();
     for (std::uint64_t c = 0; c < calls; ++c) {
-      child_ids(path, batch, lanes, ids);
+      child_ids_avx512(batch, ids);
       batch.word[4][c % static_cast<std::uint64_t>(lanes)] = ids.word[4][0];
     }
   }

@@ -58,13 +58,14 @@ inline constexpr int kShaniLanes = 6;
 // 16; shani and cryptopp for 6, as before the AVX-512 path existed).
 constexpr int batch_lanes(Path path) { return path == Path::avx512 ? kMaxLanes : kShaniLanes; }
 
-// Children to hash, from any parents, one column per lane: word[0..4][l] is
+// The AVX-512 kernel's column batch (uts-sha1-rate, the calibration,
+// child_ids() of one parent; traversals give it a SlotBatch instead):
+// children to hash, from any parents, one column per lane: word[0..4][l] is
 // the parent's id of lane l, word[5][l] the child's index. Column-wise, so
-// the AVX-512 kernel loads each word of sixteen messages in one instruction.
+// the kernel loads each word of sixteen messages in one instruction.
 // Columns kMaxLanes .. 2*kMaxLanes-1 are scratch: fill() writes kFill
 // columns from any lane below kMaxLanes with fixed-length (vectorised) loops,
-// and no kernel reads past column kMaxLanes-1 (SHA-NI's four-lane loads and
-// stores stay below column kMaxLanes + 3).
+// and the kernel reads no column past kMaxLanes-1.
 struct Batch {
   alignas(64) std::uint32_t word[6][2 * kMaxLanes] = {};
   void set(int lane, const Words& parent, std::uint32_t index) {
@@ -146,7 +147,7 @@ struct SlotBatch {
 // The ids hashed from a Batch, lane by lane in the same columns.
 // Columns kMaxLanes.. hold the second batch of an AVX-512 pair
 // (child_ids_avx512(first, second, out)); elsewhere they are scratch, as in
-// Batch (the SHA-NI kernel stores four lanes at a time).
+// Batch.
 struct Ids {
   alignas(64) std::uint32_t word[5][2 * kMaxLanes];
   Words get(int lane) const { return {word[0][lane], word[1][lane], word[2][lane], word[3][lane], word[4][lane]}; }
@@ -170,7 +171,6 @@ struct RowIds {
 // (1 <= count <= kMaxLanes). The avx512 kernel always computes all sixteen
 // lanes (same cost) and needs only that the unused ones hold any values.
 void child_ids_cryptopp(const Batch& in, int count, Ids& out);
-void child_ids_shani(const Batch& in, int count, Ids& out);
 void child_ids_cryptopp(const RowBatch& in, int count, RowIds& out);
 void child_ids_shani(const RowBatch& in, int count, RowIds& out);
 void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
@@ -179,12 +179,6 @@ void child_ids_avx512(const SlotBatch& in, Ids& out);
 // Two slot batches in one call, their rounds interleaved: `first` in columns
 // 0-15 of out, `second` in 16-31.
 void child_ids_avx512(const SlotBatch& first, const SlotBatch& second, Ids& out);
-inline void child_ids(Path path, const Batch& in, int count, Ids& out) {
-  if (path == Path::avx512) child_ids_avx512(in, out);
-  else if (path == Path::shani) child_ids_shani(in, count, out);
-  else child_ids_cryptopp(in, count, out);
-}
-
 // The lane path's batch: shani or cryptopp (not avx512).
 inline void child_ids(Path path, const RowBatch& in, int count, RowIds& out) {
   if (path == Path::shani) child_ids_shani(in, count, out);
