@@ -33,10 +33,12 @@ namespace uts {
 // Either way the run is partial, and the expansion says so (false /
 // abandoned()); an abandoned Expander holds nothing (pending() is false).
 inline constexpr std::uint32_t kHugeNode = 1024;
-// Rounds of the pair kernel between two refills (80 rounds: 7 refills).
-// Measured on T1L and T3L, --sequential and 1 thread: 10 was best or
-// within noise of it; 6 and 16 were 2-5% slower.
-inline constexpr int kRefillEvery = 10;
+// Rounds of the pair kernel between two steps (80 rounds: 6 steps, the
+// first staging the deferred pair's inner children, five refills).
+// Measured on T1L and T3L, --sequential and 1 thread, pinned: 12 was best
+// or within noise of it; 10 and 14 were 1-7% slower on T3L, 10 6% slower
+// on T1L, 16 9% slower (results/benchmarks/2026-11-28-deferred-visit.md).
+inline constexpr int kRefillEvery = 12;
 
 struct AlwaysGoOn {
   bool operator()() const { return true; }
@@ -126,11 +128,15 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            refilling stops until the next pair. T1L --sequential: 99.96 against 93.41 M
 //                            nodes/s without it (results/benchmarks/
 //                            2026-11-25-refill.md).
+// With a refill, a hashed pair's visit waits for the next pair's kernel
+// (run_pair says why): its 32 children are hashed but not yet counted, and
+// its inner children are pushed (or taken by that kernel's refills) then.
 // At most 4 x 16 - 1 children wait between calls on the slot path (a pair
-// waiting, a pair filling), and lanes - 1 on the lane path; the depth-first
-// order moves by at most four batches, and by one more pair while a pair
-// is hashed: the parents refill() takes then come from under the hashed
-// pair's children, which are pushed after them.
+// waiting, a pair filling) besides that hashed pair, and lanes - 1 on the
+// lane path; the depth-first order moves by at most six batches: the
+// parents refill() takes while a pair is hashed come from the deferred
+// pair's children and then from under them, and the hashed pair's children
+// are pushed one pair later.
 class Expander {
  public:
   explicit Expander(sha1::Path path)
@@ -158,8 +164,11 @@ class Expander {
 
   // A child batch or the rest of a huge node was given up (the run stops).
   bool abandoned() const { return abandoned_; }
+  // Parents taken while a pair was hashed (refill_one), pushed back or not:
+  // from the deferred pair's staged children or the traversal's refill().
+  std::uint64_t refilled() const { return refilled_; }
   // Children are queued, not yet hashed.
-  bool pending() const { return waiting_ || pending_ != 0 || half_ != 0; }
+  bool pending() const { return deferred_ || waiting_ || pending_ != 0 || half_ != 0; }
 
   // Hash what is queued, one batch (slot path: one pair) per call (on the
   // slot path the waiting pair first: it was queued first, so the
@@ -167,6 +176,10 @@ class Expander {
   // nothing was. Called until it returns false, it leaves nothing queued.
   template <class Sink>
   bool flush(const Tree& tree, Counts& counts, Sink& sink) {
+    if (deferred_) {
+      finish_deferred(tree, counts, sink);
+      return true;
+    }
     if (waiting_) {
       waiting_ = false;
       NoRefill none;
@@ -233,8 +246,7 @@ class Expander {
     alignas(64) std::uint32_t children[sha1::kMaxLanes];
     Tree::BatchVisit v;
     tree.visit_rows(row_ids_, heights_, n, children, v);
-    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(row_ids_, n, v.inner, v.kept, v.checksum, children, counts, sink);
+    push(row_ids_, n, v, children, counts, sink);
     pending_ = 0;
   }
 
@@ -311,6 +323,7 @@ class Expander {
     if (reserve + 1 >= room) return false;  // no parent fits
     Node parent;
     if (!refill(parent)) return false;
+    ++refilled_;
     if (parent.children + reserve >= room || parent.children == 0) {
       back = parent;
       has_back = true;
@@ -339,6 +352,24 @@ class Expander {
   }
 
   // A pair of slot batches: the first full, the second with n lanes.
+  //
+  // With a refill (a traversal's path), the pair is hashed now and visited
+  // at the next run_pair (deferred_), just before that pair's kernel: the
+  // visit is a chain of dependent lookups (the geometric rule's binary
+  // search: vpermt2d, compare, masked add, five times), and placed right
+  // after its own kernel it waited for that kernel's last rounds and then
+  // stalled the traversal; placed before an independent kernel, the
+  // processor runs the kernel's rounds beside it. The visited pair's inner
+  // children are staged in the kernel's first step (plain stores into a
+  // local array) and popped from there by the refills, as if pushed: the
+  // refills start at the second step, when the visit's results are ready.
+  // What is left is pushed after the kernel, then `back`: the order the
+  // sink would have had. Not pushed inside the kernel: a deque's slots are
+  // written with atomic stores, and with those inside it GCC kept part of
+  // the kernel's message window on the stack (414 zmm loads and stores to
+  // the stack in the split deque's instantiation against 218).
+  // Measured, pinned (results/benchmarks/2026-11-28-deferred-visit.md):
+  // T1L --sequential 161-165 -> 178-180 M nodes/s, T3L 208 -> 226-235.
   template <class Sink, class Refill>
   [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink,
                                        Refill& refill, std::uint32_t reserve = 0) {
@@ -349,23 +380,72 @@ class Expander {
     }
     alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
     Tree::BatchVisit v;
-    bool has_back = false;  // refill() took `back`, and it did not fit
-    Node back;
 #if defined(__x86_64__)
     if constexpr (!std::is_same_v<std::decay_t<Refill>, NoRefill>) {
-      bool more = true;
-      auto step = [&]() __attribute__((always_inline)) {
-        if (more) more = refill_one(refill, reserve, back, has_back);
+      bool has_back = false;  // refill() took `back`, and it did not fit
+      Node back;
+      const sha1::Ids& prev = ids_[cur_ ^ 1];
+      if (deferred_) {
+        const Slots* d = slots_buf_[deferred_pair_];
+        tree.visit_slot_pair_avx512(prev, d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_, heights_,
+                                    children, v);
+        count(v, lanes_ + deferred_n_, counts);
+      }
+      // The deferred pair's inner children, lowest lane first (the order
+      // push() gives the sink), taken from the top by the refills.
+      NodeWords staged[2 * sha1::kMaxLanes];
+      int nstaged = 0;
+      auto take = [&](Node& parent) __attribute__((always_inline)) {
+        if (nstaged == 0) return refill(parent);
+        parent = staged[--nstaged].unpack();
+        return true;
       };
-      sha1::avx512_kernel::hash_slot_pair<kRefillEvery>(pair[0].batch, pair[1].batch, ids_, step);
-      tree.visit_slot_pair_avx512(ids_, pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, heights_,
-                                  children, v);
-    } else
+      bool first = true, more = true;
+      auto step = [&]() __attribute__((always_inline)) {
+        if (first) {  // the visit's results may not be ready: no refill here
+          first = false;
+          for (std::uint32_t m = v.inner; m != 0; m &= m - 1) {
+            const int j = __builtin_ctz(m);
+            staged[nstaged++] = NodeWords::pack(Node{prev.get(j), heights_[j], children[j]});
+          }
+          return;
+        }
+        if (more) more = refill_one(take, reserve, back, has_back);
+      };
+      sha1::avx512_kernel::hash_slot_pair<kRefillEvery>(pair[0].batch, pair[1].batch, ids_[cur_], step);
+      // The staged children left, then `back` over them (taken last, from
+      // their top or, when they ran out, from the sink's); this pair's
+      // children go over both at the next run_pair.
+      auto out = sink.pusher(static_cast<std::uint32_t>(nstaged) + (has_back ? 1u : 0u));
+      for (int k = 0; k < nstaged; ++k) out.push(staged[k].unpack());
+      if (has_back) out.push(back);
+      sink.commit(out);
+      deferred_ = true;
+      deferred_pair_ = static_cast<int>((pair - slots_buf_[0]) / 2);
+      deferred_n_ = n;
+      cur_ ^= 1;
+      return;
+    }
 #endif
-      tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_,
-                                       heights_, children, v);
-    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(ids_, lanes_ + n, v.inner, v.kept, v.checksum, children, counts, sink, has_back ? &back : nullptr);
+    finish_deferred(tree, counts, sink);
+    tree.hash_visit_slot_pair_avx512(pair[0].batch, pair[0].heights, pair[1].batch, pair[1].heights, n, ids_[0],
+                                     heights_, children, v);
+    push(ids_[0], lanes_ + n, v, children, counts, sink);
+  }
+
+  // The deferred pair's visit, counts and pushes, outside a kernel (flush(),
+  // and a run_pair without a refill).
+  template <class Sink>
+  void finish_deferred(const Tree& tree, Counts& counts, Sink& sink) {
+    if (!deferred_) return;
+    deferred_ = false;
+    alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
+    Tree::BatchVisit v;
+    const Slots* d = slots_buf_[deferred_pair_];
+    const sha1::Ids& ids = ids_[cur_ ^ 1];
+    tree.visit_slot_pair_avx512(ids, d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_, heights_,
+                                children, v);
+    push(ids, lanes_ + deferred_n_, v, children, counts, sink);
   }
 
   template <class Sink>
@@ -373,13 +453,12 @@ class Expander {
     alignas(64) std::uint32_t children[sha1::kMaxLanes];
     Tree::BatchVisit v;
     if (tree.granularity() == 1) {
-      tree.hash_visit_slots_avx512(b.batch, b.heights, n, ids_, heights_, children, v);
+      tree.hash_visit_slots_avx512(b.batch, b.heights, n, ids_[0], heights_, children, v);
     } else {
-      if (!tree.child_ids(b.batch, ids_)) return abandon();  // -g: a stop came during the hashing
-      tree.visit_slots_avx512(ids_, b.batch, b.heights, n, heights_, children, v);
+      if (!tree.child_ids(b.batch, ids_[0])) return abandon();  // -g: a stop came during the hashing
+      tree.visit_slots_avx512(ids_[0], b.batch, b.heights, n, heights_, children, v);
     }
-    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
-    push(ids_, n, v.inner, v.kept, v.checksum, children, counts, sink);
+    push(ids_[0], n, v, children, counts, sink);
   }
 
   // ---- both ----
@@ -418,7 +497,29 @@ class Expander {
     nslots_ = 0;
     half_ = 0;
     waiting_ = false;
+    deferred_ = false;
     abandoned_ = true;
+  }
+
+  // A visit's counts: n children, `kept` of them inner.
+  static void count(const Tree::BatchVisit& v, int n, Counts& counts) {
+    counts.nodes += static_cast<std::uint64_t>(n);
+    counts.leaves += static_cast<std::uint64_t>(n) - v.kept;
+    counts.checksum += v.checksum;
+    counts.max_depth = v.max_height > counts.max_depth ? v.max_height : counts.max_depth;
+  }
+  // The inner children (bits of `inner`) through a cursor with room for them.
+  template <class IdsT, class Pusher>
+  [[gnu::always_inline]] void push_inner(const IdsT& ids, std::uint32_t inner, const std::uint32_t* children,
+                                         Pusher& out) {
+    for (std::uint32_t m = inner; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      Node child;
+      child.id = ids.get(j);
+      child.height = heights_[j];
+      child.children = children[j];
+      out.push(child);
+    }
   }
 
   // Counts, then the inner children (bits of `inner`) to the sink. Whether
@@ -428,28 +529,17 @@ class Expander {
   // data-dependent exit, once per batch (a branch per child mispredicted on
   // a fifth of the nodes and cost a third of the traversal's time with the
   // AVX-512 kernel).
-  // `back`, if given, first: a parent refill() took that did not fit.
   template <class IdsT, class Sink>
-  [[gnu::always_inline]] void push(const IdsT& ids, int n, std::uint32_t inner, std::uint32_t kept, std::uint64_t checksum,
-                                   const std::uint32_t* children, Counts& counts, Sink& sink,
-                                   const Node* back = nullptr) {
-    counts.nodes += static_cast<std::uint64_t>(n);
-    counts.leaves += static_cast<std::uint64_t>(n) - kept;
-    counts.checksum += checksum;
-    auto out = sink.pusher(kept + (back ? 1u : 0u));
-    if (back) out.push(*back);
-    for (std::uint32_t m = inner; m != 0; m &= m - 1) {
-      const int j = __builtin_ctz(m);
-      Node child;
-      child.id = ids.get(j);
-      child.height = heights_[j];
-      child.children = children[j];
-      out.push(child);
-    }
+  [[gnu::always_inline]] void push(const IdsT& ids, int n, const Tree::BatchVisit& v, const std::uint32_t* children,
+                                   Counts& counts, Sink& sink) {
+    count(v, n, counts);
+    auto out = sink.pusher(v.kept);
+    push_inner(ids, v.inner, children, out);
     sink.commit(out);
   }
 
-  sha1::Ids ids_;          // the slot path's ids
+  sha1::Ids ids_[2];       // the slot path's ids: ids_[cur_] the next pair's, ids_[cur_ ^ 1] the deferred pair's
+  int cur_ = 0;
   sha1::RowIds row_ids_;   // the lane path's
   alignas(64) std::uint32_t heights_[2 * sha1::kMaxLanes] = {};  // lane heights
   sha1::RowBatch batch_;  // the lane path's batch
@@ -459,9 +549,17 @@ class Expander {
   int filling_ = 0;
   int half_ = 0;          // the batch of pair filling_ being filled (0: the first is not full)
   bool waiting_ = false;  // pair slots_buf_[waiting()] is full, not yet hashed
+  // Pair slots_buf_[deferred_pair_] (its second batch with deferred_n_
+  // lanes) is hashed into ids_[cur_ ^ 1], not yet visited: uncounted, its
+  // children not pushed (run_pair). Its buffer is the next to fill, and
+  // the next run_pair reads it before its refills write there.
+  bool deferred_ = false;
+  int deferred_pair_ = 0;
+  int deferred_n_ = 0;
   int lanes_;
   bool slots_;
   bool abandoned_ = false;
+  std::uint64_t refilled_ = 0;
 };
 
 }  // namespace uts

@@ -55,7 +55,8 @@ struct NoWatch {
 };
 struct Refilled {
   Counts counts;
-  std::uint64_t refilled = 0;  // parents refill() took
+  std::uint64_t refilled = 0;  // parents taken while a pair was hashed (Expander::refilled())
+  std::uint64_t from_sink = 0;  // those refill() took from the sink (the rest: the deferred pair's children)
   bool pending = false;        // the Expander still held children at the end
   // The most nodes counted between two looks at the stop conditions (after
   // each add(), and between a huge node's pieces, where keep_going() is
@@ -74,7 +75,7 @@ Refilled traverse_refilled(const Tree& tree, Watch&& watch = NoWatch{}) {
   auto refill = [&](Node& n) {
     if (s.nodes.empty()) return false;
     pop(n);
-    ++r.refilled;
+    ++r.from_sink;
     return true;
   };
   std::uint64_t looked = 0;  // the count at the last look
@@ -98,6 +99,7 @@ Refilled traverse_refilled(const Tree& tree, Watch&& watch = NoWatch{}) {
     look();
   }
   r.pending = e.pending();
+  r.refilled = e.refilled();
   return r;
 }
 
@@ -177,10 +179,11 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
 
 TEST_CASE("Expander: parents popped while a pair is hashed (refill) visit exactly the same tree") {
   // The slot path pops more parents from the traversal while it hashes a
-  // pair (Expander::refill_one); a parent whose children would complete the
-  // pair being filled is pushed back, under the hashed pair's children. A
-  // node pushed twice is such a push-back. Each tree has parents taken by
-  // refill; the first two, push-backs too (binomial with m = 20: a parent
+  // pair (Expander::refill_one), the previous pair's inner children first
+  // (staged, never pushed), then from the stack; a parent whose children
+  // would complete the pair being filled is pushed back. A node pushed
+  // twice is such a push-back. Each tree has parents taken by refill from
+  // both; the first two, push-backs too (binomial with m = 20: a parent
   // does not fit once 12 lanes are taken; its children can span both
   // batches of a pair).
   TreeParams geo;
@@ -234,6 +237,8 @@ TEST_CASE("Expander: parents popped while a pair is hashed (refill) visit exactl
       CHECK(r.most_between_looks <= 1039);
       if (path == sha1::Path::avx512) {
         CHECK(refilled > want.nodes / 50);
+        CHECK(r.from_sink > 0);
+        CHECK(r.from_sink < refilled);  // the rest from the staged children
         if (pushes_back) CHECK(pushed_twice > 0);
       } else {
         CHECK(refilled == 0);  // the lane path hashes as it fills: no refill
@@ -389,6 +394,43 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
         if (path == sha1::Path::avx512) CHECK(flushes == (pairs != 0) + static_cast<int>(batches % 2 != 0 || extra != 0));
       }
     }
+  }
+}
+
+TEST_CASE("Expander: with a refill, a hashed pair is counted and pushed at the next pair's hashing or at flush") {
+  // A traversal with a refill (Expander::run_pair) visits each hashed pair
+  // just before hashing the next one: of p full pairs, p - 1 are hashed
+  // and p - 2 counted; the hashed one is held (pending()) until the next
+  // pair's hashing or a flush, which counts and pushes it first.
+  // The children are leaves (q = 0), so no staged child becomes a parent.
+  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
+  TreeParams leaves = small_binomial();
+  leaves.q = 0;
+  const Tree tree(leaves, sha1::Path::avx512);
+  for (std::uint32_t batches : {2u, 4u, 5u, 6u, 9u}) {
+    CAPTURE(batches);
+    Node parent = tree.root();
+    parent.children = 16 * batches;
+    Counts got;
+    VectorSink s;
+    Expander e(tree.sha1_path());
+    auto none = [](Node&) { return false; };
+    e.add(tree, parent, got, s, AlwaysGoOn{}, none);
+    const std::uint32_t pairs = batches / 2;
+    CHECK(got.nodes == (pairs < 2 ? 0 : 32 * (pairs - 2)));
+    CHECK(e.pending());
+    int flushes = 0;
+    while (e.flush(tree, got, s)) ++flushes;
+    CHECK(flushes == (pairs >= 2) + 1 + static_cast<int>(batches % 2 != 0));
+    CHECK_FALSE(e.pending());
+    Counts want;
+    VectorSink w;
+    expand(tree, parent, want, w);
+    CHECK(got.nodes == want.nodes);
+    CHECK(got.leaves == want.leaves);
+    CHECK(got.leaves == got.nodes);
+    CHECK(got.checksum == want.checksum);
+    CHECK(s.nodes.empty());
   }
 }
 
