@@ -39,6 +39,9 @@ inline constexpr std::uint32_t kHugeNode = 1024;
 // or within noise of it; 10 and 14 were 1-7% slower on T3L, 10 6% slower
 // on T1L, 16 9% slower (results/benchmarks/2026-11-28-deferred-visit.md).
 inline constexpr int kRefillEvery = 12;
+// The first step stages the deferred pair's children (run_pair): without a
+// step they would be lost.
+static_assert(kRefillEvery > 0 && kRefillEvery < 80);
 
 struct AlwaysGoOn {
   bool operator()() const { return true; }
@@ -167,7 +170,8 @@ class Expander {
   // Parents taken while a pair was hashed (refill_one), pushed back or not:
   // from the deferred pair's staged children or the traversal's refill().
   std::uint64_t refilled() const { return refilled_; }
-  // Children are queued, not yet hashed.
+  // Children are queued, not yet hashed, or hashed and not yet visited
+  // (counted and pushed).
   bool pending() const { return deferred_ || waiting_ || pending_ != 0 || half_ != 0; }
 
   // Hash what is queued, one batch (slot path: one pair) per call (on the
@@ -183,7 +187,7 @@ class Expander {
     if (waiting_) {
       waiting_ = false;
       NoRefill none;
-      run_pair(tree, slots_buf_[waiting()], lanes_, counts, sink, none);
+      run_pair(tree, waiting(), lanes_, counts, sink, none);
       return true;
     }
     if (pending_ == 0 && half_ == 0) return false;
@@ -201,7 +205,7 @@ class Expander {
     else if (n == 0) run_slots(tree, pair[0], lanes_, counts, sink);  // the first full, the second empty
     else {
       NoRefill none;
-      run_pair(tree, pair, n, counts, sink, none);
+      run_pair(tree, filling_, n, counts, sink, none);
     }
     return true;
   }
@@ -306,7 +310,7 @@ class Expander {
     const int hashed = waiting();
     waiting_ = true;
     filling_ = filling_ == 2 ? 0 : filling_ + 1;  // waiting() is now the pair just filled
-    if (was_waiting) run_pair(tree, slots_buf_[hashed], lanes_, counts, sink, refill, reserve);
+    if (was_waiting) run_pair(tree, hashed, lanes_, counts, sink, refill, reserve);
   }
   int waiting() const { return filling_ == 0 ? 2 : filling_ - 1; }
 
@@ -351,7 +355,8 @@ class Expander {
     return true;
   }
 
-  // A pair of slot batches: the first full, the second with n lanes.
+  // The pair of slot batches slots_buf_[which]: the first full, the second
+  // with n lanes.
   //
   // With a refill (a traversal's path), the pair is hashed now and visited
   // at the next run_pair (deferred_), just before that pair's kernel: the
@@ -369,10 +374,11 @@ class Expander {
   // the kernel's message window on the stack (414 zmm loads and stores to
   // the stack in the split deque's instantiation against 218).
   // Measured, pinned (results/benchmarks/2026-11-28-deferred-visit.md):
-  // T1L --sequential 161-165 -> 178-180 M nodes/s, T3L 208 -> 226-235.
+  // --sequential and 1 thread 7-14% faster on T1, T3, T1L and T3L.
   template <class Sink, class Refill>
-  [[gnu::always_inline]] void run_pair(const Tree& tree, const Slots* pair, int n, Counts& counts, Sink& sink,
+  [[gnu::always_inline]] void run_pair(const Tree& tree, int which, int n, Counts& counts, Sink& sink,
                                        Refill& refill, std::uint32_t reserve = 0) {
+    const Slots* pair = slots_buf_[which];
     if (tree.granularity() != 1) {  // -g: a batch at a time, through child_ids() (which polls for a stop)
       run_slots(tree, pair[0], lanes_, counts, sink);
       if (!abandoned_) run_slots(tree, pair[1], n, counts, sink);
@@ -421,7 +427,7 @@ class Expander {
       if (has_back) out.push(back);
       sink.commit(out);
       deferred_ = true;
-      deferred_pair_ = static_cast<int>((pair - slots_buf_[0]) / 2);
+      deferred_pair_ = which;
       deferred_n_ = n;
       cur_ ^= 1;
       return;

@@ -292,19 +292,29 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
     const Tree tree(p, path);
     for (int stop_at : {1, 3, 100}) {
       CAPTURE(stop_at);
+      for (bool with_refill : {false, true}) {
+      CAPTURE(with_refill);
       Counts got;
       VectorSink s;
       Expander e(tree.sha1_path());
       int asked = 0;
       auto keep_going = [&] { return ++asked < stop_at; };
-      e.add(tree, tree.root(), got, s, keep_going);
+      auto none = [](Node&) { return false; };
+      // With a refill a hashed pair waits for the next pair's hashing to be
+      // counted (run_pair): one more pair is held, and dropped at a stop.
+      if (with_refill) e.add(tree, tree.root(), got, s, keep_going, none);
+      else e.add(tree, tree.root(), got, s, keep_going);
+      const unsigned held = with_refill && path == sha1::Path::avx512 ? 6 : 4;
       if (stop_at == 100) {  // never told to stop: asked before pieces 2..5
         CHECK(asked == 4);
         CHECK_FALSE(e.abandoned());
         CHECK(e.pending());  // the last children wait for a flush
         while (e.flush(tree, got, s)) {
         }
-        CHECK(got.nodes == 5000);
+        // With a refill, the refills also took some of the root's inner
+        // children (staged) as parents, and their children were counted.
+        if (with_refill && path == sha1::Path::avx512) CHECK(got.nodes > 5000);
+        else CHECK(got.nodes == 5000);
       } else {
         CHECK(asked == stop_at);
         CHECK(e.abandoned());
@@ -314,9 +324,11 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
         CHECK(got.nodes == counted);
         // Stopped after stop_at pieces of at most 1,024 children: nothing
         // past them was hashed, and at most four batches (the slot path's
-        // two pairs) less one lane are left queued.
+        // two pairs; with a refill, six: the hashed pair too) less one
+        // lane are left queued.
         CHECK(got.nodes <= 1024u * static_cast<unsigned>(stop_at));
-        CHECK(got.nodes + 4 * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
+        CHECK(got.nodes + held * sha1::kMaxLanes > 1024u * static_cast<unsigned>(stop_at));
+      }
       }
     }
   }
@@ -431,6 +443,45 @@ TEST_CASE("Expander: with a refill, a hashed pair is counted and pushed at the n
     CHECK(got.leaves == got.nodes);
     CHECK(got.checksum == want.checksum);
     CHECK(s.nodes.empty());
+  }
+}
+
+TEST_CASE("Expander: the deferred pair's children keep the stack's order: refills take them from the top") {
+  // A root with 96 children, every one with m children (q = 1) and never
+  // popped (the refill has nothing else to give): while the second pair is
+  // hashed, its refills take the first pair's inner children from the
+  // last lane down, as pops of the stack would; what is left is pushed in
+  // lane order, and a child taken but too big to fit (m = 30: the second
+  // one) goes back on top. So after add() the sink holds the root's
+  // children 0 .. k-1 in order.
+  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
+  for (int m : {2, 30}) {
+    CAPTURE(m);
+    TreeParams all = small_binomial();
+    all.q = 1;
+    all.m = m;
+    const Tree tree(all, sha1::Path::avx512);
+    Node parent = tree.root();
+    parent.children = 96;
+    Counts want;
+    VectorSink w;
+    expand(tree, parent, want, w);
+    REQUIRE(w.nodes.size() == 96);  // every child has children
+    Counts got;
+    VectorSink s;
+    Expander e(tree.sha1_path());
+    auto none = [](Node&) { return false; };
+    e.add(tree, parent, got, s, AlwaysGoOn{}, none);
+    // m = 2: five refill steps take lanes 31..27; m = 30: lane 31 fits, lane
+    // 30 does not and is pushed back over lanes 0..29.
+    const std::size_t k = m == 2 ? 27 : 31;
+    REQUIRE(s.nodes.size() == k);
+    for (std::size_t i = 0; i < k; ++i) {
+      CAPTURE(i);
+      CHECK(s.nodes[i].id == w.nodes[i].id);
+      CHECK(s.nodes[i].children == w.nodes[i].children);
+    }
+    CHECK(e.refilled() == (m == 2 ? 5u : 2u));
   }
 }
 
