@@ -391,12 +391,7 @@ class Expander {
       bool has_back = false;  // refill() took `back`, and it did not fit
       Node back;
       const sha1::Ids& prev = ids_[cur_ ^ 1];
-      if (deferred_) {
-        const Slots* d = slots_buf_[deferred_pair_];
-        tree.visit_slot_pair_avx512(prev, d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_, heights_,
-                                    children, v);
-        count(v, lanes_ + deferred_n_, counts);
-      }
+      if (deferred_) visit_deferred(tree, counts, children, v);
       // The deferred pair's inner children, lowest lane first (the order
       // push() gives the sink), taken from the top by the refills.
       NodeWords staged[2 * sha1::kMaxLanes];
@@ -444,14 +439,22 @@ class Expander {
   template <class Sink>
   void finish_deferred(const Tree& tree, Counts& counts, Sink& sink) {
     if (!deferred_) return;
-    deferred_ = false;
     alignas(64) std::uint32_t children[2 * sha1::kMaxLanes];
     Tree::BatchVisit v;
+    visit_deferred(tree, counts, children, v);
+    auto out = sink.pusher(v.kept);
+    push_inner(ids_[cur_ ^ 1], v.inner, children, out);
+    sink.commit(out);
+  }
+  // The deferred pair visited and counted (no longer deferred): its lanes'
+  // counts in children[], its lanes' heights in heights_, its ids in
+  // ids_[cur_ ^ 1].
+  void visit_deferred(const Tree& tree, Counts& counts, std::uint32_t* children, Tree::BatchVisit& v) {
+    deferred_ = false;
     const Slots* d = slots_buf_[deferred_pair_];
-    const sha1::Ids& ids = ids_[cur_ ^ 1];
-    tree.visit_slot_pair_avx512(ids, d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_, heights_,
-                                children, v);
-    push(ids, lanes_ + deferred_n_, v, children, counts, sink);
+    tree.visit_slot_pair_avx512(ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_,
+                                heights_, children, v);
+    count(v, lanes_ + deferred_n_, counts);
   }
 
   template <class Sink>
