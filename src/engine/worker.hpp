@@ -250,11 +250,14 @@ class ThreadRun final : public LinkHost {
       return;
     }
     // One loop per way the expander queues children (Expander::add_as).
-    if (expander_.slots()) exploit_loop<true>();
-    else exploit_loop<false>();
+    switch (expander_.way(sh_.tree)) {
+      case Expander::Way::lanes: return exploit_loop<Expander::Way::lanes>();
+      case Expander::Way::slots: return exploit_loop<Expander::Way::slots>();
+      case Expander::Way::slots_visit_in_kernel: return exploit_loop<Expander::Way::slots_visit_in_kernel>();
+    }
   }
 
-  template <bool kSlots>
+  template <Expander::Way kWay>
   void exploit_loop() {
     Node node;
     auto& deque = self_.deque;
@@ -273,7 +276,7 @@ class ThreadRun final : public LinkHost {
         // their children) before the deque may be called empty.
         if (!expander_.flush(sh_.tree, self_.counts, deque)) return;
       } else {
-        expander_.template add_as<kSlots>(sh_.tree, node, self_.counts, deque, keep_going(), refill);
+        expander_.template add_as<kWay>(sh_.tree, node, self_.counts, deque, keep_going(), refill);
         serve_thieves(deque);
         if (seat_.due()) {
           model_work();

@@ -84,7 +84,9 @@ template <int NB>
   }
 }
 
-// The 80 rounds, with step() after every Every-th (not after the last).
+// The 80 rounds, with step(k) after every Every-th (not after the last), k
+// = 0, 1, ... the step's number: a constant once inlined (the unrolled
+// loop's t is), so a step can branch on it at no cost.
 // GCC unrolls the loop (T1L and T3L ran 3-30% slower with the rounds
 // written as the fold below); clang 14 kept it rolled once a step was in
 // it, indexing the message window in memory (T1L 35% slower), so clang
@@ -92,7 +94,7 @@ template <int NB>
 template <int t, int NB, int Every, class Step>
 [[gnu::always_inline]] UTS_AVX512_KERNEL inline void round_then_step(V (&w)[NB][16], V (&st)[NB][5], Step& step) {
   round<NB>(w, st, t);
-  if constexpr (Every != 0 && t % Every == Every - 1 && t != 79) step();
+  if constexpr (Every != 0 && t % Every == Every - 1 && t != 79) step(t / Every);
 }
 template <int NB, int Every, class Step, int... T>
 [[gnu::always_inline]] UTS_AVX512_KERNEL inline void rounds(V (&w)[NB][16], V (&st)[NB][5], Step& step,
@@ -104,7 +106,7 @@ template <int NB, int Every, class Step, int... T>
   for (int t = 0; t < 80; ++t) {
     round<NB>(w, st, t);
     if constexpr (Every != 0)
-      if (t % Every == Every - 1 && t != 79) step();
+      if (t % Every == Every - 1 && t != 79) step(t / Every);
   }
 #endif
 }
@@ -116,11 +118,11 @@ template <int NB, int Every, class Step, int... T>
 // first leaves idle (results/benchmarks/2026-11-24-kernel-ceiling.md:
 // 132.5 against 118-119 M blocks/s).
 //
-// step() is called after every Every-th round (Every = 0: never), inlined
+// step(k) is called after every Every-th round (Every = 0: never), inlined
 // between the rounds: scalar work placed there runs on the integer pipes
 // beside the rounds instead of after them.
 struct NoStep {
-  void operator()() const {}
+  void operator()(int) const {}
 };
 template <int NB, int Every = 0, class Step = NoStep>
 [[gnu::always_inline]] UTS_AVX512_KERNEL inline void compress_n(V (&w)[NB][16], Ids& out, Step&& step = {}) {
@@ -160,9 +162,9 @@ template <int NB, int Every = 0, class Step = NoStep>
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-// Two slot batches hashed into columns 0-15 and 16-31 of `out`, step()
+// Two slot batches hashed into columns 0-15 and 16-31 of `out`, step(k)
 // between every Every rounds. Not inlined: the AVX-512 function its caller
-// (compiled without AVX-512) calls; step() must be inlined into it
+// (compiled without AVX-512) calls; step(k) must be inlined into it
 // (an out-of-line call would spill every live zmm register).
 template <int Every, class Step>
 UTS_AVX512_KERNEL void hash_slot_pair(const SlotBatch& first, const SlotBatch& second, Ids& out, Step&& step) {

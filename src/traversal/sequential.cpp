@@ -71,12 +71,12 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
   Expander expander(tree.sha1_path());
   auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
   // One loop per way of queueing children (Expander::add_as).
-  auto loop = [&](auto slots) {
+  auto loop = [&](auto way) {
     for (;;) {
       if (!stack.pop(node)) {
         if (!expander.flush(tree, out.counts, stack)) break;  // every node visited: complete
       } else {
-        expander.add_as<decltype(slots)::value>(tree, node, out.counts, stack, keep_going, refill);
+        expander.add_as<decltype(way)::value>(tree, node, out.counts, stack, keep_going, refill);
       }
       if (expander.abandoned()) {  // a huge node or a -g batch given up
         if (out.status == RunStatus::complete) stop_now();
@@ -88,8 +88,12 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
       }
     }
   };
-  if (expander.slots()) loop(std::true_type{});
-  else loop(std::false_type{});
+  using Way = Expander::Way;
+  switch (expander.way(tree)) {
+    case Way::lanes: loop(std::integral_constant<Way, Way::lanes>{}); break;
+    case Way::slots: loop(std::integral_constant<Way, Way::slots>{}); break;
+    case Way::slots_visit_in_kernel: loop(std::integral_constant<Way, Way::slots_visit_in_kernel>{}); break;
+  }
   out.seconds = seconds_since(start);
   out.threads.resize(1);
   out.threads[0].nodes = out.counts.nodes;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <type_traits>
 
@@ -10,6 +11,7 @@
 #include "tree/tree.hpp"
 #if defined(__x86_64__)
 #include "sha1/avx512_kernel.hpp"
+#include "tree/visit_lanes_avx512.hpp"
 #endif
 
 namespace uts {
@@ -33,15 +35,18 @@ namespace uts {
 // Either way the run is partial, and the expansion says so (false /
 // abandoned()); an abandoned Expander holds nothing (pending() is false).
 inline constexpr std::uint32_t kHugeNode = 1024;
-// Rounds of the pair kernel between two steps (80 rounds: 6 steps, the
-// first staging the deferred pair's inner children, five refills).
+// Rounds of the pair kernel between two steps (80 rounds: 6 steps: the
+// deferred pair's visit where it runs in the kernel, the staging of its
+// inner children, then refills: four or five).
 // Measured on T1L and T3L, --sequential and 1 thread, pinned: 12 was best
 // or within noise of it; 10 and 14 were 1-7% slower on T3L, 10 6% slower
-// on T1L, 16 9% slower (results/benchmarks/2026-11-28-deferred-visit.md).
+// on T1L, 16 9% slower (results/benchmarks/2026-11-28-deferred-visit.md);
+// with the visit in the kernel, 10 and 11 were 1-3% slower on T1L
+// (results/benchmarks/2026-11-28-visit-in-kernel.md).
 inline constexpr int kRefillEvery = 12;
-// The first step stages the deferred pair's children (run_pair): without a
-// step they would be lost.
-static_assert(kRefillEvery > 0 && kRefillEvery < 80);
+// The first two steps visit and stage the deferred pair (run_pair):
+// without them its children would be lost.
+static_assert(kRefillEvery > 0 && kRefillEvery < 40);
 
 struct AlwaysGoOn {
   bool operator()() const { return true; }
@@ -132,8 +137,10 @@ inline bool expand(const Tree& tree, const Node& parent, Counts& counts, Sink& s
 //                            nodes/s without it (results/benchmarks/
 //                            2026-11-25-refill.md).
 // With a refill, a hashed pair's visit waits for the next pair's kernel
-// (run_pair says why): its 32 children are hashed but not yet counted, and
-// its inner children are pushed (or taken by that kernel's refills) then.
+// (run_pair says why; for the fixed-shape geometric row it runs inside that
+// kernel, Way::slots_visit_in_kernel): its 32 children are hashed but not
+// yet counted, and its inner children are pushed (or taken by that
+// kernel's refills) then.
 // At most 4 x 16 - 1 children wait between calls on the slot path (a pair
 // waiting, a pair filling) besides that hashed pair, and lanes - 1 on the
 // lane path; the depth-first order moves by at most six batches: the
@@ -145,24 +152,45 @@ class Expander {
   explicit Expander(sha1::Path path)
       : lanes_(sha1::batch_lanes(path)), slots_(path == sha1::Path::avx512) {}
 
+  // How children are queued and hashed (see above), one per traversal:
+  //   lanes                  shani, cryptopp
+  //   slots                  avx512, each pair visited before the next
+  //                          pair's kernel
+  //   slots_visit_in_kernel  avx512, the visit inside that kernel (the
+  //                          rules PairVisitInKernel has: run_pair)
+  enum class Way { lanes, slots, slots_visit_in_kernel };
+  Way way(const Tree& tree) const {
+    if (!slots_) return Way::lanes;
+#if defined(__x86_64__)
+    if (PairVisitInKernel::available(tree)) return Way::slots_visit_in_kernel;
+#endif
+    (void)tree;
+    return Way::slots;
+  }
+
   // add() is always inlined: it is the per-node path, and the compiler's
   // budget otherwise goes to the engine's cold paths.
   template <class Sink, class KeepGoing = AlwaysGoOn, class Refill = NoRefill>
   [[gnu::always_inline]] void add(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                   KeepGoing&& keep_going = AlwaysGoOn{}, Refill&& refill = NoRefill{}) {
-    if (slots_) add_as<true>(tree, parent, counts, sink, keep_going, refill);
-    else add_as<false>(tree, parent, counts, sink, keep_going, refill);
+    switch (way(tree)) {
+      case Way::lanes: return add_as<Way::lanes>(tree, parent, counts, sink, keep_going, refill);
+      case Way::slots: return add_as<Way::slots>(tree, parent, counts, sink, keep_going, refill);
+      case Way::slots_visit_in_kernel:
+        return add_as<Way::slots_visit_in_kernel>(tree, parent, counts, sink, keep_going, refill);
+    }
   }
-  // The same where the caller knows the path (kSlots == slots()): a
-  // traversal loop instantiated once per way has no test of the path per
-  // node (measured: the SHA-NI path's --sequential was 1-2% slower with it).
-  bool slots() const { return slots_; }
-  template <bool kSlots, class Sink, class KeepGoing = AlwaysGoOn, class Refill = NoRefill>
+  // The same where the caller knows the way (kWay == way(tree)): a
+  // traversal loop instantiated once per way has no test of the way per
+  // node (measured: the SHA-NI path's --sequential was 1-2% slower with a
+  // test of the path per node).
+  template <Way kWay, class Sink, class KeepGoing = AlwaysGoOn, class Refill = NoRefill>
   [[gnu::always_inline]] void add_as(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                      KeepGoing&& keep_going = AlwaysGoOn{}, Refill&& refill = NoRefill{}) {
-    if (parent.children > kHugeNode) return add_huge(tree, parent, counts, sink, keep_going, refill);
-    if constexpr (kSlots) add_slots(tree, parent, 0, parent.children, counts, sink, refill);
-    else add_lanes(tree, parent, counts, sink);
+    assert(kWay == way(tree));
+    if (parent.children > kHugeNode) return add_huge<kWay>(tree, parent, counts, sink, keep_going, refill);
+    if constexpr (kWay == Way::lanes) add_lanes(tree, parent, counts, sink);
+    else add_slots<kWay == Way::slots_visit_in_kernel>(tree, parent, 0, parent.children, counts, sink, refill);
   }
 
   // A child batch or the rest of a huge node was given up (the run stops).
@@ -262,7 +290,7 @@ class Expander {
   // complete a pair the refill filled: one call counts no refilled child,
   // and --max-nodes keeps its bound (docs/output.md section 8; refilling
   // to the brim let a node with 4 children push several pairs through).
-  template <class Sink, class Refill>
+  template <bool kVisitInKernel, class Sink, class Refill>
   [[gnu::always_inline]] void add_slots(const Tree& tree, const Node& parent, std::uint32_t first,
                                         std::uint32_t last, Counts& counts, Sink& sink, Refill& refill) {
     if (first == last) return;  // no lanes, no slot (so a batch has at most 16 slots)
@@ -283,7 +311,8 @@ class Expander {
         return;
       }
       first += room;
-      full(tree, counts, sink, refill, last - first);  // a new batch, maybe with parents from refill() in it
+      // A new batch, maybe with parents from refill() in it.
+      full<kVisitInKernel>(tree, counts, sink, refill, last - first);
       if (first == last || abandoned_) return;  // abandoned: queue nothing more
       pending = pending_;
       nslots = nslots_;
@@ -296,7 +325,7 @@ class Expander {
   // Three pairs in turn: while the waiting one is hashed, the one after it
   // is filled (Refill) and the one just filled waits.
   // `reserve`: lanes the caller will still queue (refill leaves them room).
-  template <class Sink, class Refill>
+  template <bool kVisitInKernel, class Sink, class Refill>
   [[gnu::always_inline]] void full(const Tree& tree, Counts& counts, Sink& sink, Refill& refill,
                                    std::uint32_t reserve) {
     pending_ = 0;
@@ -310,7 +339,7 @@ class Expander {
     const int hashed = waiting();
     waiting_ = true;
     filling_ = filling_ == 2 ? 0 : filling_ + 1;  // waiting() is now the pair just filled
-    if (was_waiting) run_pair(tree, hashed, lanes_, counts, sink, refill, reserve);
+    if (was_waiting) run_pair<kVisitInKernel>(tree, hashed, lanes_, counts, sink, refill, reserve);
   }
   int waiting() const { return filling_ == 0 ? 2 : filling_ - 1; }
 
@@ -364,18 +393,24 @@ class Expander {
   // search: vpermt2d, compare, masked add, five times), and placed right
   // after its own kernel it waited for that kernel's last rounds and then
   // stalled the traversal; placed before an independent kernel, the
-  // processor runs the kernel's rounds beside it. The visited pair's inner
-  // children are staged in the kernel's first step (plain stores into a
-  // local array) and popped from there by the refills, as if pushed: the
-  // refills start at the second step, when the visit's results are ready.
-  // What is left is pushed after the kernel, then `back`: the order the
-  // sink would have had. Not pushed inside the kernel: a deque's slots are
-  // written with atomic stores, and with those inside it GCC kept part of
-  // the kernel's message window on the stack (414 zmm loads and stores to
-  // the stack in the split deque's instantiation against 218).
+  // processor runs the kernel's rounds beside it. kVisitInKernel (the
+  // fixed-shape geometric row, PairVisitInKernel): the visit runs inside
+  // the kernel, in its first step; 200 independent adds cost T1L 12% before
+  // the kernel and 5% in its first step: work between two kernels stalls
+  // the vector pipes, work inside one mostly fills their gaps
+  // (results/benchmarks/2026-11-28-visit-in-kernel.md). The visited pair's
+  // inner children are staged in the step after the visit (its results
+  // are then ready) and taken by the refills after it (run_pair's body
+  // says how), then what is left is pushed after the kernel, then `back`:
+  // the order the sink would have had. Not pushed inside the kernel: a
+  // deque's slots are written with atomic stores, and with those inside it
+  // GCC kept part of the kernel's message window on the stack (414 zmm
+  // loads and stores to the stack in the split deque's instantiation
+  // against 218).
   // Measured, pinned (results/benchmarks/2026-11-28-deferred-visit.md):
-  // --sequential and 1 thread 7-14% faster on T1, T3, T1L and T3L.
-  template <class Sink, class Refill>
+  // --sequential and 1 thread 7-14% faster on T1, T3, T1L and T3L; the
+  // visit in the kernel, T1 and T1L 1-5% more (2026-11-28-visit-in-kernel.md).
+  template <bool kVisitInKernel = false, class Sink, class Refill>
   [[gnu::always_inline]] void run_pair(const Tree& tree, int which, int n, Counts& counts, Sink& sink,
                                        Refill& refill, std::uint32_t reserve = 0) {
     const Slots* pair = slots_buf_[which];
@@ -391,23 +426,56 @@ class Expander {
       bool has_back = false;  // refill() took `back`, and it did not fit
       Node back;
       const sha1::Ids& prev = ids_[cur_ ^ 1];
-      if (deferred_) visit_deferred(tree, counts, children, v);
-      // The deferred pair's inner children, lowest lane first (the order
-      // push() gives the sink), taken from the top by the refills.
-      NodeWords staged[2 * sha1::kMaxLanes];
-      int nstaged = 0;
+      // The deferred pair's visit: in the kernel's first step where the
+      // rule has an inline form (kVisitInKernel), else here.
+      const bool visit_in_kernel = kVisitInKernel && deferred_;
+      if (!kVisitInKernel && deferred_) visit_deferred(tree, counts, children, v);
+      // The step that stages the visited pair's inner children: the one
+      // after the visit (its results are then ready); the refills follow.
+      // They take the children from the highest lane, as pops from the sink
+      // would had they been pushed in lane order; the rest are pushed after
+      // the kernel. Two forms, each the faster where it is used
+      // (results/benchmarks/2026-11-28-visit-in-kernel.md):
+      //   visit in the kernel  the lanes not yet taken, as a bit mask
+      //                        (`lanes`): nothing is copied, a refill reads
+      //                        its lane's words (a pair of height-12
+      //                        children in T1L has about 26 inner ones, of
+      //                        which the refills take 4)
+      //   visit before it      packed in `packed`, lowest lane first (the
+      //                        binomial trees ran 3-7% slower with the mask)
+      constexpr int stage_step = kVisitInKernel ? 1 : 0;
+      std::uint32_t lanes = 0;
+      NodeWords packed[kVisitInKernel ? 1 : 2 * sha1::kMaxLanes];
+      std::uint32_t nstaged = 0;
       auto take = [&](Node& parent) __attribute__((always_inline)) {
         if (nstaged == 0) return refill(parent);
-        parent = staged[--nstaged].unpack();
+        --nstaged;
+        if constexpr (kVisitInKernel) {
+          const int j = 31 - __builtin_clz(lanes);
+          lanes ^= 1u << j;
+          parent = Node{prev.get(j), heights_[j], children[j]};
+        } else {
+          parent = packed[nstaged].unpack();
+        }
         return true;
       };
-      bool first = true, more = true;
-      auto step = [&]() __attribute__((always_inline)) {
-        if (first) {  // the visit's results may not be ready: no refill here
-          first = false;
-          for (std::uint32_t m = v.inner; m != 0; m &= m - 1) {
-            const int j = __builtin_ctz(m);
-            staged[nstaged++] = NodeWords::pack(Node{prev.get(j), heights_[j], children[j]});
+      bool more = true;
+      // k: the step's number, a constant at each of the kernel's inlined
+      // calls, so the visit's code is there once, at step 0.
+      auto step = [&](int k) __attribute__((target("avx512f,avx512vl,popcnt"), always_inline)) {
+        if (k == 0 && visit_in_kernel) {
+          visit_slot_pair_in_kernel(tree, counts, children, v);
+          return;
+        }
+        if (k == stage_step) {
+          if constexpr (kVisitInKernel) {
+            lanes = v.inner;
+            nstaged = v.kept;
+          } else {
+            for (std::uint32_t m = v.inner; m != 0; m &= m - 1) {
+              const int j = __builtin_ctz(m);
+              packed[nstaged++] = NodeWords::pack(Node{prev.get(j), heights_[j], children[j]});
+            }
           }
           return;
         }
@@ -417,8 +485,12 @@ class Expander {
       // The staged children left, then `back` over them (taken last, from
       // their top or, when they ran out, from the sink's); this pair's
       // children go over both at the next run_pair.
-      auto out = sink.pusher(static_cast<std::uint32_t>(nstaged) + (has_back ? 1u : 0u));
-      for (int k = 0; k < nstaged; ++k) out.push(staged[k].unpack());
+      auto out = sink.pusher(nstaged + (has_back ? 1u : 0u));
+      if constexpr (kVisitInKernel) {
+        push_inner(prev, lanes, children, out);
+      } else {
+        for (std::uint32_t i = 0; i < nstaged; ++i) out.push(packed[i].unpack());
+      }
       if (has_back) out.push(back);
       sink.commit(out);
       deferred_ = true;
@@ -457,6 +529,19 @@ class Expander {
     count(v, lanes_ + deferred_n_, counts);
   }
 
+#if defined(__x86_64__)
+  // visit_deferred() with the visit inlined (PairVisitInKernel), for the
+  // kernel's first step.
+  [[gnu::always_inline]] __attribute__((target("avx512f,avx512vl,popcnt"))) void visit_slot_pair_in_kernel(
+      const Tree& tree, Counts& counts, std::uint32_t* children, Tree::BatchVisit& v) {
+    deferred_ = false;
+    const Slots* d = slots_buf_[deferred_pair_];
+    PairVisitInKernel::run(tree, ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred_n_,
+                           heights_, children, v);
+    count(v, lanes_ + deferred_n_, counts);
+  }
+#endif
+
   template <class Sink>
   [[gnu::always_inline]] void run_slots(const Tree& tree, const Slots& b, int n, Counts& counts, Sink& sink) {
     alignas(64) std::uint32_t children[sha1::kMaxLanes];
@@ -473,15 +558,15 @@ class Expander {
   // ---- both ----
 
   // A huge node in pieces of kHugeNode children, asking between them.
-  template <class Sink, class KeepGoing, class Refill>
+  template <Way kWay, class Sink, class KeepGoing, class Refill>
   [[gnu::noinline]] void add_huge(const Tree& tree, const Node& parent, Counts& counts, Sink& sink,
                                   KeepGoing& keep_going, Refill& refill) {
     const std::uint32_t height = parent.height + 1;
-    if (slots_) {
+    if constexpr (kWay != Way::lanes) {
       for (std::uint32_t i = 0; i < parent.children; i += kHugeNode) {
         if (i != 0 && !keep_going()) return abandon();
-        add_slots(tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink,
-                  refill);
+        add_slots<kWay == Way::slots_visit_in_kernel>(
+            tree, parent, i, parent.children - i < kHugeNode ? parent.children : i + kHugeNode, counts, sink, refill);
         if (abandoned_) return;
       }
       return;

@@ -18,7 +18,13 @@ namespace uts {
 
 inline constexpr int kMaxChildren = kMaxChildrenCap;
 
+struct PairVisitInKernel;
+
 class Tree {
+  // The pair visit inlined into the kernel (tree/visit_lanes_avx512.hpp)
+  // reads the rule's tables.
+  friend struct PairVisitInKernel;
+
  public:
   // `path` picks how child ids are hashed (sha1/batch.hpp); it must already
   // be resolved for this CPU (automatic means: the best path this CPU has).

@@ -485,6 +485,46 @@ TEST_CASE("Expander: the deferred pair's children keep the stack's order: refill
   }
 }
 
+TEST_CASE("Expander: with the visit in the kernel, refills take the deferred pair's children from the top") {
+  // A fixed-shape geometric tree: the pair visit runs inside the next
+  // pair's kernel (Way::slots_visit_in_kernel), its inner lanes are kept as
+  // a mask, and the four steps after it take them from the highest lane. A
+  // root with 96 children, the refill giving nothing else: after add() the
+  // sink holds the first pair's inner children from the lowest lane up, the
+  // ones taken missing from the top (a taken one that did not fit back on
+  // top, where it was): a prefix of them, in order.
+  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
+  TreeParams geo;
+  geo.type = TreeType::geometric;
+  geo.shape = GeoShape::fixed;
+  geo.b0 = 2;
+  geo.depth = 20;
+  geo.seed = 3;
+  const Tree tree(geo, sha1::Path::avx512);
+  Expander e(tree.sha1_path());
+  REQUIRE(e.way(tree) == Expander::Way::slots_visit_in_kernel);
+  Node parent = tree.root();
+  parent.children = 96;
+  Counts want;
+  VectorSink first_pair;  // the inner children among lanes 0-31
+  expand_range(tree, parent, 0, 32, want, first_pair);
+  REQUIRE(first_pair.nodes.size() >= 8);
+  Counts got;
+  VectorSink s;
+  auto none = [](Node&) { return false; };
+  e.add(tree, parent, got, s, AlwaysGoOn{}, none);
+  REQUIRE(s.nodes.size() <= first_pair.nodes.size());
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    CAPTURE(i);
+    CHECK(s.nodes[i].id == first_pair.nodes[i].id);
+    CHECK(s.nodes[i].children == first_pair.nodes[i].children);
+  }
+  // Four refill steps, every parent small enough to fit: four taken.
+  CHECK(e.refilled() == 4u);
+  CHECK(s.nodes.size() == first_pair.nodes.size() - 4);
+  CHECK(got.nodes == 32u);  // the first pair, visited in the second's kernel
+}
+
 TEST_CASE("Expander: a batch abandoned during a repeated hash (-g) drops everything queued") {
   // The slot path holds up to two pairs: one waiting, one being filled. A
   // stop while the waiting pair is hashed (-g polls for it) abandons the

@@ -473,3 +473,70 @@ TEST_CASE("AVX-512 visit: lanes past the count never note a truncation") {
   CHECK(children[0] == static_cast<std::uint32_t>(scalar.num_children(0x7FFFFFFFu, 1)));
   CHECK(tree.truncations() == 1);
 }
+
+#if defined(__x86_64__)
+#include "tree/visit_lanes_avx512.hpp"
+
+namespace {
+// The inlined pair visit, in a function compiled for AVX-512 (it is
+// always_inline with AVX-512 targets, as in the kernel's step).
+__attribute__((target("avx512f,avx512vl,popcnt"))) void pair_visit_in_kernel(
+    const Tree& tree, const sha1::Ids& ids, const sha1::SlotBatch* pair, const std::uint32_t (*slot_heights)[16], int n,
+    std::uint32_t* heights, std::uint32_t* children, Tree::BatchVisit& v) {
+  PairVisitInKernel::run(tree, ids, pair[0], slot_heights[0], pair[1], slot_heights[1], n, heights, children, v);
+}
+}  // namespace
+
+TEST_CASE("AVX-512 pair visit inlined into the kernel equals the out-of-line one and the scalar rules") {
+  if (!have_avx512("the pair visit in the kernel")) return;
+  std::mt19937 rng(41);
+  std::size_t lanes_checked = 0;
+  int available = 0;
+  for (const TreeParams& p : trees()) {
+    const Tree tree(p, sha1::Path::avx512);
+    const Tree scalar(p, sha1::Path::avx512);
+    CAPTURE(static_cast<int>(p.type));
+    // The rule it has: the fixed-shape geometric row, nothing else.
+    CHECK(PairVisitInKernel::available(tree) ==
+          (p.type == TreeType::geometric && tree.geometric_row_in_registers()));
+    if (!PairVisitInKernel::available(tree)) continue;
+    ++available;
+    sha1::SlotBatch pair[2];
+    for (int rep = 0; rep < 2000; ++rep) {
+      const int n = rep % (sha1::kMaxLanes + 1);  // the second batch's fill, 0 to 16
+      CAPTURE(n);
+      alignas(64) std::uint32_t slot_heights[2][sha1::kMaxLanes] = {};
+      random_slots(rng, p, sha1::kMaxLanes, pair[0], slot_heights[0]);
+      random_slots(rng, p, n == 0 ? 1 : n, pair[1], slot_heights[1]);
+      sha1::Ids ids;
+      for (int j = 0; j < 2 * sha1::kMaxLanes; ++j) {
+        const int q = j / sha1::kMaxLanes, l = j % sha1::kMaxLanes;
+        for (int k = 0; k < 5; ++k) ids.word[k][j] = static_cast<std::uint32_t>(rng());
+        // Numerators near thresholds and past the row: lanes the vector
+        // rule leaves to the scalar one.
+        if (rng() % 3 == 0) ids.word[4][j] = edge_numerator(rng, p, tree, slot_heights[q][pair[q].slot[l]]);
+      }
+      alignas(64) std::uint32_t heights[2 * sha1::kMaxLanes] = {}, want_heights[2 * sha1::kMaxLanes] = {};
+      alignas(64) std::uint32_t children[2 * sha1::kMaxLanes] = {}, want_children[2 * sha1::kMaxLanes] = {};
+      Tree::BatchVisit v, want;
+      pair_visit_in_kernel(tree, ids, pair, slot_heights, n, heights, children, v);
+      tree.visit_slot_pair_avx512(ids, pair[0], slot_heights[0], pair[1], slot_heights[1], n, want_heights,
+                                  want_children, want);
+      const int lanes = sha1::kMaxLanes + n;
+      std::size_t bad = 0;
+      for (int j = 0; j < lanes; ++j) {
+        bad += heights[j] != want_heights[j];
+        bad += children[j] != want_children[j];
+      }
+      CHECK(bad == 0);
+      CHECK(v.inner == want.inner);
+      CHECK(v.kept == want.kept);
+      CHECK(v.checksum == want.checksum);
+      CHECK(v.max_height == want.max_height);
+      lanes_checked += static_cast<std::size_t>(check_visit(scalar, ids, heights, lanes, children, v));
+    }
+  }
+  CHECK(available >= 2);  // T1L-like, in both conventions, and the other fixed shapes
+  CHECK(lanes_checked > 100000);
+}
+#endif
