@@ -431,7 +431,8 @@ class Expander {
       const bool visit_in_kernel = kVisitInKernel && deferred_;
       if (!kVisitInKernel && deferred_) visit_deferred(tree, counts, children, v);
       // The step that stages the visited pair's inner children: the one
-      // after the visit (its results are then ready); the refills follow.
+      // after the visit (its results are then ready: step 1 with the visit
+      // in the kernel, else step 0); the refills follow.
       // They take the children from the highest lane, as pops from the sink
       // would had they been pushed in lane order; the rest are pushed after
       // the kernel. Two forms, each the faster where it is used
@@ -443,7 +444,6 @@ class Expander {
       //                        which the refills take 4)
       //   visit before it      packed in `packed`, lowest lane first (the
       //                        binomial trees ran 3-7% slower with the mask)
-      constexpr int stage_step = kVisitInKernel ? 1 : 0;
       std::uint32_t lanes = 0;
       NodeWords packed[kVisitInKernel ? 1 : 2 * sha1::kMaxLanes];
       std::uint32_t nstaged = 0;
@@ -459,15 +459,19 @@ class Expander {
         }
         return true;
       };
-      bool more = true;
+      bool more = true, first = true;
       // k: the step's number, a constant at each of the kernel's inlined
-      // calls, so the visit's code is there once, at step 0.
+      // calls, so the visit's code is there once, at step 0. The packed
+      // form's staging is chosen by a flag instead (the first step): chosen
+      // by k, T2, T5 and T2L ran 3-5% slower at 1 thread, with no other
+      // difference in the code (results/benchmarks/2026-11-28-visit-in-kernel.md).
       auto step = [&](int k) __attribute__((target("avx512f,avx512vl,popcnt"), always_inline)) {
         if (k == 0 && visit_in_kernel) {
           visit_slot_pair_in_kernel(tree, counts, children, v);
           return;
         }
-        if (k == stage_step) {
+        if (kVisitInKernel ? k == 1 : first) {
+          first = false;
           if constexpr (kVisitInKernel) {
             lanes = v.inner;
             nstaged = v.kept;
