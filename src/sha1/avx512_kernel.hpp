@@ -165,7 +165,8 @@ template <int NB, int Every = 0, class Step = NoStep>
 // Two slot batches hashed into columns 0-15 and 16-31 of `out`, step(k)
 // between every Every rounds. Not inlined: the AVX-512 function its caller
 // (compiled without AVX-512) calls; step(k) must be inlined into it
-// (an out-of-line call would spill every live zmm register).
+// (an out-of-line call would spill every live zmm register; a rare one,
+// such as the visit's scalar settle, is moved to a cold clone by GCC).
 template <int Every, class Step>
 UTS_AVX512_KERNEL void hash_slot_pair(const SlotBatch& first, const SlotBatch& second, Ids& out, Step&& step) {
   V w[2][16];

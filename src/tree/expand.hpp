@@ -465,6 +465,8 @@ class Expander {
       // form's staging is chosen by a flag instead (the first step): chosen
       // by k, T2, T5 and T2L ran 3-5% slower at 1 thread, with no other
       // difference in the code (results/benchmarks/2026-11-28-visit-in-kernel.md).
+      // The visit must come before the first refill: the deferred pair's
+      // buffer is the filling one, which the refills write (deferred_).
       auto step = [&](int k) __attribute__((target("avx512f,avx512vl,popcnt"), always_inline)) {
         if (k == 0 && visit_in_kernel) {
           visit_slot_pair_in_kernel(tree, counts, children, v);
@@ -650,7 +652,9 @@ class Expander {
   // Pair slots_buf_[deferred_pair_] (its second batch with deferred_n_
   // lanes) is hashed into ids_[cur_ ^ 1], not yet visited: uncounted, its
   // children not pushed (run_pair). Its buffer is the next to fill, and
-  // the next run_pair reads it before its refills write there.
+  // the next run_pair reads it before its refills write there (the visit
+  // at step 0 in the kernel, or before the kernel; refills from step 1 or
+  // 2).
   bool deferred_ = false;
   int deferred_pair_ = 0;
   int deferred_n_ = 0;

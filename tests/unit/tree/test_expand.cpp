@@ -525,6 +525,70 @@ TEST_CASE("Expander: with the visit in the kernel, refills take the deferred pai
   CHECK(got.nodes == 32u);  // the first pair, visited in the second's kernel
 }
 
+TEST_CASE("Expander: with the visit in the kernel, a refilled child that does not fit goes back on top") {
+  // As above with b0 = 8 (the register row is still built): the refills
+  // fill the pair quickly, and a taken child whose children no longer fit
+  // is pushed back over the lanes left, where it was. The sink then holds
+  // a prefix of the first pair's inner children one longer than the lanes
+  // left. The first seed where that happens is used.
+  if (!sha1::resolve(sha1::Path::avx512)) return;
+  bool seen_back = false;
+  for (int seed = 1; seed < 200 && !seen_back; ++seed) {
+    CAPTURE(seed);
+    TreeParams geo;
+    geo.type = TreeType::geometric;
+    geo.shape = GeoShape::fixed;
+    geo.b0 = 8;
+    geo.depth = 20;
+    geo.seed = seed;
+    const Tree tree(geo, sha1::Path::avx512);
+    Expander e(tree.sha1_path());
+    REQUIRE(e.way(tree) == Expander::Way::slots_visit_in_kernel);
+    Node parent = tree.root();
+    parent.children = 96;
+    Counts want;
+    VectorSink first_pair;
+    expand_range(tree, parent, 0, 32, want, first_pair);
+    Counts got;
+    VectorSink s;
+    auto none = [](Node&) { return false; };
+    e.add(tree, parent, got, s, AlwaysGoOn{}, none);
+    REQUIRE(s.nodes.size() <= first_pair.nodes.size());
+    for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+      CAPTURE(i);
+      CHECK(s.nodes[i].id == first_pair.nodes[i].id);
+    }
+    const std::size_t left = first_pair.nodes.size() - e.refilled();
+    if (s.nodes.size() == left + 1) seen_back = true;
+    else CHECK(s.nodes.size() == left);
+  }
+  CHECK(seen_back);
+}
+
+TEST_CASE("Expander: the way is chosen by path and rule") {
+  TreeParams geo;
+  geo.type = TreeType::geometric;
+  geo.shape = GeoShape::fixed;
+  geo.b0 = 4;
+  geo.depth = 13;
+  geo.seed = 29;
+  TreeParams linear = geo;  // no register row: the bucket tables
+  linear.shape = GeoShape::linear;
+  const TreeParams bin = small_binomial();
+  if (sha1::resolve(sha1::Path::avx512)) {
+    const Tree t(geo, sha1::Path::avx512), l(linear, sha1::Path::avx512), b(bin, sha1::Path::avx512);
+    const Expander e(sha1::Path::avx512);
+    CHECK(e.way(t) == Expander::Way::slots_visit_in_kernel);
+    CHECK(e.way(l) == Expander::Way::slots);
+    CHECK(e.way(b) == Expander::Way::slots);
+  }
+  for (sha1::Path path : {sha1::Path::shani, sha1::Path::cryptopp}) {
+    if (!sha1::resolve(path)) continue;
+    const Tree t(geo, path);
+    CHECK(Expander(path).way(t) == Expander::Way::lanes);
+  }
+}
+
 TEST_CASE("Expander: a batch abandoned during a repeated hash (-g) drops everything queued") {
   // The slot path holds up to two pairs: one waiting, one being filled. A
   // stop while the waiting pair is hashed (-g polls for it) abandons the
