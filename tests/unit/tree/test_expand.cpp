@@ -485,60 +485,20 @@ TEST_CASE("Expander: the deferred pair's children keep the stack's order: refill
   }
 }
 
-TEST_CASE("Expander: with the visit in the kernel, refills take the deferred pair's children from the top") {
-  // A fixed-shape geometric tree: the pair visit runs inside the next
-  // pair's kernel (Way::slots_visit_in_kernel), its inner lanes are kept as
-  // a mask, and the four steps after it take them from the highest lane. A
-  // root with 96 children, the refill giving nothing else: after add() the
-  // sink holds the first pair's inner children from the lowest lane up, the
-  // ones taken missing from the top (a taken one that did not fit back on
-  // top, where it was): a prefix of them, in order.
-  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
-  TreeParams geo;
-  geo.type = TreeType::geometric;
-  geo.shape = GeoShape::fixed;
-  geo.b0 = 2;
-  geo.depth = 20;
-  geo.seed = 3;
-  const Tree tree(geo, sha1::Path::avx512);
-  Expander e(tree.sha1_path());
-  REQUIRE(e.way(tree) == Expander::Way::slots_visit_in_kernel);
-  Node parent = tree.root();
-  parent.children = 96;
-  Counts want;
-  VectorSink first_pair;  // the inner children among lanes 0-31
-  expand_range(tree, parent, 0, 32, want, first_pair);
-  REQUIRE(first_pair.nodes.size() >= 8);
+namespace {
+// A fixed-shape geometric tree's root given 96 children, added with a
+// refill that gives nothing: the first pair (lanes 0-31) is visited in the
+// second pair's kernel, whose refills take its inner children.
+struct FirstPairAdd {
+  VectorSink first_pair;  // the inner children among lanes 0-31, in lane order
+  VectorSink sink;        // what add() left in the sink
   Counts got;
-  VectorSink s;
-  auto none = [](Node&) { return false; };
-  e.add(tree, parent, got, s, AlwaysGoOn{}, none);
-  REQUIRE(s.nodes.size() <= first_pair.nodes.size());
-  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
-    CAPTURE(i);
-    CHECK(s.nodes[i].id == first_pair.nodes[i].id);
-    CHECK(s.nodes[i].children == first_pair.nodes[i].children);
-  }
-  // Four refill steps, every parent small enough to fit: four taken.
-  CHECK(e.refilled() == 4u);
-  CHECK(s.nodes.size() == first_pair.nodes.size() - 4);
-  CHECK(got.nodes == 32u);  // the first pair, visited in the second's kernel
-}
-
-TEST_CASE("Expander: with the visit in the kernel, a refilled child that does not fit goes back on top") {
-  // As above with b0 = 8 (the register row is still built): the refills
-  // fill the pair quickly, and a taken child whose children no longer fit
-  // is pushed back over the lanes left, where it was. The sink then holds
-  // a prefix of the first pair's inner children one longer than the lanes
-  // left. The first seed where that happens is used.
-  if (!sha1::resolve(sha1::Path::avx512)) return;
-  bool seen_back = false;
-  for (int seed = 1; seed < 200 && !seen_back; ++seed) {
-    CAPTURE(seed);
+  std::uint64_t refilled = 0;
+  explicit FirstPairAdd(int b0, int seed) {
     TreeParams geo;
     geo.type = TreeType::geometric;
     geo.shape = GeoShape::fixed;
-    geo.b0 = 8;
+    geo.b0 = b0;
     geo.depth = 20;
     geo.seed = seed;
     const Tree tree(geo, sha1::Path::avx512);
@@ -547,20 +507,55 @@ TEST_CASE("Expander: with the visit in the kernel, a refilled child that does no
     Node parent = tree.root();
     parent.children = 96;
     Counts want;
-    VectorSink first_pair;
     expand_range(tree, parent, 0, 32, want, first_pair);
-    Counts got;
-    VectorSink s;
     auto none = [](Node&) { return false; };
-    e.add(tree, parent, got, s, AlwaysGoOn{}, none);
-    REQUIRE(s.nodes.size() <= first_pair.nodes.size());
-    for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    e.add(tree, parent, got, sink, AlwaysGoOn{}, none);
+    refilled = e.refilled();
+  }
+  // The sink holds the first pair's inner children from the lowest lane
+  // up (checks each); returns how many.
+  std::size_t prefix_checked() const {
+    REQUIRE(sink.nodes.size() <= first_pair.nodes.size());
+    for (std::size_t i = 0; i < sink.nodes.size(); ++i) {
       CAPTURE(i);
-      CHECK(s.nodes[i].id == first_pair.nodes[i].id);
+      CHECK(sink.nodes[i].id == first_pair.nodes[i].id);
+      CHECK(sink.nodes[i].children == first_pair.nodes[i].children);
     }
-    const std::size_t left = first_pair.nodes.size() - e.refilled();
-    if (s.nodes.size() == left + 1) seen_back = true;
-    else CHECK(s.nodes.size() == left);
+    return sink.nodes.size();
+  }
+};
+}  // namespace
+
+TEST_CASE("Expander: with the visit in the kernel, refills take the deferred pair's children from the top") {
+  // The pair visit runs inside the next pair's kernel
+  // (Way::slots_visit_in_kernel), its inner lanes are kept as a mask, and
+  // the four steps after it take them from the highest lane. After add()
+  // the sink holds the first pair's inner children from the lowest lane
+  // up, the ones taken missing from the top: a prefix of them, in order.
+  if (!sha1::resolve(sha1::Path::avx512)) return;  // the lane path has no refill
+  const FirstPairAdd run(2, 3);  // b0 = 2: every taken child fits
+  REQUIRE(run.first_pair.nodes.size() >= 8);
+  // Four refill steps, every parent small enough to fit: four taken.
+  CHECK(run.refilled == 4u);
+  CHECK(run.prefix_checked() == run.first_pair.nodes.size() - 4);
+  CHECK(run.got.nodes == 32u);  // the first pair, visited in the second's kernel
+}
+
+TEST_CASE("Expander: with the visit in the kernel, a refilled child that does not fit goes back on top") {
+  // b0 = 8 (the register row is still built): the refills fill the pair
+  // quickly, and a taken child whose children no longer fit is pushed back
+  // over the lanes left, where it was. The sink then holds a prefix of the
+  // first pair's inner children one longer than the lanes left. The first
+  // seed where that happens is used.
+  if (!sha1::resolve(sha1::Path::avx512)) return;
+  bool seen_back = false;
+  for (int seed = 1; seed < 200 && !seen_back; ++seed) {
+    CAPTURE(seed);
+    const FirstPairAdd run(8, seed);
+    const std::size_t left = run.first_pair.nodes.size() - run.refilled;
+    const std::size_t held = run.prefix_checked();
+    if (held == left + 1) seen_back = true;
+    else CHECK(held == left);
   }
   CHECK(seen_back);
 }
