@@ -116,6 +116,18 @@ TreeParams small_binomial() {
   return p;
 }
 
+// A geometric tree of fixed shape: every height below the depth has mean
+// b0 (the AVX-512 visit's register row when b0 is at most about 8).
+TreeParams fixed_geometric(double b0, int depth, int seed) {
+  TreeParams p;
+  p.type = TreeType::geometric;
+  p.shape = GeoShape::fixed;
+  p.b0 = b0;
+  p.depth = depth;
+  p.seed = seed;
+  return p;
+}
+
 // A binomial tree whose root has `children` children (past kHugeNode:
 // expanded in pieces), each with 3 children with probability 0.1.
 TreeParams huge_root(int children) {
@@ -130,12 +142,7 @@ TreeParams huge_root(int children) {
 }  // namespace
 
 TEST_CASE("Expander: children of several nodes hashed together visit exactly the same tree") {
-  TreeParams geo;  // geometric, few children per node: batches mix parents
-  geo.type = TreeType::geometric;
-  geo.shape = GeoShape::fixed;
-  geo.b0 = 2;
-  geo.depth = 9;
-  geo.seed = 19;
+  const TreeParams geo = fixed_geometric(2, 9, 19);  // few children per node: batches mix parents
   TreeParams bin;  // binomial with 2000 root children: batches split a node
   bin.type = TreeType::binomial;
   bin.b0 = 2000;
@@ -186,12 +193,7 @@ TEST_CASE("Expander: parents popped while a pair is hashed (refill) visit exactl
   // both; the first two, push-backs too (binomial with m = 20: a parent
   // does not fit once 12 lanes are taken; its children can span both
   // batches of a pair).
-  TreeParams geo;
-  geo.type = TreeType::geometric;
-  geo.shape = GeoShape::fixed;
-  geo.b0 = 4;
-  geo.depth = 8;
-  geo.seed = 19;
+  const TreeParams geo = fixed_geometric(4, 8, 19);
   TreeParams wide;  // 20 children: a parent spans both batches of a pair
   wide.type = TreeType::binomial;
   wide.b0 = 300;
@@ -495,13 +497,7 @@ struct FirstPairAdd {
   Counts got;
   std::uint64_t refilled = 0;
   explicit FirstPairAdd(int b0, int seed) {
-    TreeParams geo;
-    geo.type = TreeType::geometric;
-    geo.shape = GeoShape::fixed;
-    geo.b0 = b0;
-    geo.depth = 20;
-    geo.seed = seed;
-    const Tree tree(geo, sha1::Path::avx512);
+    const Tree tree(fixed_geometric(b0, 20, seed), sha1::Path::avx512);
     Expander e(tree.sha1_path());
     REQUIRE(e.way(tree) == Expander::Way::slots_visit_in_kernel);
     Node parent = tree.root();
@@ -561,12 +557,7 @@ TEST_CASE("Expander: with the visit in the kernel, a refilled child that does no
 }
 
 TEST_CASE("Expander: the way is chosen by path and rule") {
-  TreeParams geo;
-  geo.type = TreeType::geometric;
-  geo.shape = GeoShape::fixed;
-  geo.b0 = 4;
-  geo.depth = 13;
-  geo.seed = 29;
+  const TreeParams geo = fixed_geometric(4, 13, 29);
   TreeParams linear = geo;  // no register row: the bucket tables
   linear.shape = GeoShape::linear;
   const TreeParams bin = small_binomial();
