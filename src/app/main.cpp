@@ -337,8 +337,8 @@ struct CatchSignalsEarly {
 
 // hwloc loads every plugin it finds when the process's first topology is
 // created. Debian's libhwloc-plugins brings GL, OpenCL, PCI and libxml2,
-// which pull in X11, OpenCL and ICU: on the development VM about a third of
-// the CPU time of a small run (43-51 ms -> 30-31 ms, perf stat -r 40). uts's
+// which pull in X11, OpenCL and ICU: a large share of a small run's CPU
+// time (results/benchmarks/2026-11-28-figures-from-comments.md). uts's
 // topology keeps hwloc's default filter (no I/O objects) and never reads
 // XML through libxml2, so none of them changes what it sees (the record's
 // topology is the same either way). Left alone when the user chose plugins

@@ -3,8 +3,8 @@
 // simulated time: every simulated rank runs in one process, so a real sleep
 // would hold the whole simulation while its clock stands still. It lasts
 // what sleep_for(d) lasts on Linux: d plus the default timer slack of a
-// normal thread, 50 us (sleep_for(20 us) measured 93-95 us on the
-// development VM, so this is if anything an underestimate).
+// normal thread, 50 us (a real one takes longer still, so this is if
+// anything an underestimate: results/benchmarks/2026-11-28-figures-from-comments.md).
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,8 @@
 // The project's one pseudo-random generator: xorshift64* (Vigna), seeded
 // through splitmix64 so that nearby seeds (thread ids, rank numbers) give
-// unrelated streams. Thread-private, a few cycles a number: good enough to
-// spread victims and operations, not for statistics that need more.
+// unrelated streams. Thread-private and cheap (three shifts and a multiply
+// a number): good enough to spread victims and operations, not for
+// statistics that need more.
 #pragma once
 
 #include <cstdint>

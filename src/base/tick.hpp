@@ -1,9 +1,10 @@
 // A cheap clock for state changes (docs/trace.md): the TSC where it is
-// invariant (rdtsc, a few ns), else CLOCK_MONOTONIC_RAW. Ticks are turned
-// into seconds with a rate measured over the run itself (TickSpan), so no
-// start-up calibration is needed. In the SMPI build (UTS_SMPI) a tick is a
-// nanosecond of simulated time (MPI_Wtime): every simulated rank runs in
-// one process, so real time between two reads includes other ranks' turns.
+// invariant (rdtsc: one instruction, no system call), else
+// CLOCK_MONOTONIC_RAW. Ticks are turned into seconds with a rate taken over
+// the run itself (tick::Span), so no start-up calibration is needed. In the
+// SMPI build (UTS_SMPI) a tick is a nanosecond of simulated time
+// (MPI_Wtime): every simulated rank runs in one process, so real time
+// between two reads includes other ranks' turns.
 #pragma once
 
 #include <time.h>
@@ -67,14 +68,14 @@ inline Pair read_pair() {
   return Pair{t, a + (b - a) / 2};
 }
 // Read as the program starts (static initialisation): the rate of a run is
-// measured from here to the run's end, milliseconds at least, so even a run
+// taken from here to the run's end, milliseconds at least, so even a run
 // of a few microseconds gets a true rate.
 #if !UTS_SMPI
 inline const Pair kProgramStart = read_pair();
 #endif
 }  // namespace detail
 
-// A run's span: its first tick, and the tick rate measured from the
+// A run's span: its first tick, and the tick rate timed from the
 // program's start to the span's end against the steady clock.
 class Span {
  public:

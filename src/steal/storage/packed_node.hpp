@@ -20,7 +20,8 @@ struct PackedNode {
   // relaxed: callers order slot accesses through their protocol's fences,
   // CAS or release/acquire on an index.
   // Four stores written out: as a loop, GCC 12 kept the loop and packed the
-  // words through a stack temporary (measured: 3% of a 1-thread T1L run).
+  // words through a stack temporary, which slowed every push
+  // (results/benchmarks/2026-11-28-figures-from-comments.md).
   void store(const Node& node) {
     const NodeWords words = NodeWords::pack(node);
     std::atomic_ref<std::uint64_t>(w[0]).store(words.w[0], std::memory_order_relaxed);
@@ -49,9 +50,9 @@ struct PackedNode {
 // Chase-Lev deques' Pusher): positions from `pos` up, in registers. GCC
 // treats each atomic store as a possible write to any memory, so pushing
 // through the deque's members reloaded the ring, mask and bottom after
-// every slot and kept bottom in memory (measured: the engine at 1 thread
-// 4% behind --sequential on T1L and T3L); a cursor in locals is not
-// reloaded. The deque takes `pos` back in commit().
+// every slot and kept bottom in memory, which put the engine at 1 thread
+// behind --sequential (results/benchmarks/2026-11-25-pusher.md); a cursor
+// in locals is not reloaded. The deque takes `pos` back in commit().
 template <class Index>
 struct RingPusher {
   PackedNode* slots;
