@@ -224,7 +224,7 @@ const Column kRun[] = {
     {nullptr, "machine", "omp_places", false, [](V x) { return text(x.r.machine.omp_places); }},
     {nullptr, "machine", "omp_proc_bind", false, [](V x) { return text(x.r.machine.omp_proc_bind); }},
     {nullptr, "build", "cryptopp_version", false, [](V x) { return text(x.r.machine.cryptopp_version); }},
-    // Provenance (issue 19), appended: CSV columns keep their order.
+    // Provenance (docs/output.md, section 4a), appended: CSV columns keep their order.
     {nullptr, "build", "version", false, [](V x) { return text(x.r.machine.uts_version); }},
     {"commit", "build", "commit", false, [](V x) { return text(x.r.machine.commit); }},
     {"commit_dirty", "build", "commit_dirty", false, [](V x) -> Cell { return x.r.machine.commit_dirty; }},
@@ -246,7 +246,7 @@ const Column kRun[] = {
     {"placement", nullptr, nullptr, false, [](V x) { return text(placement_list(x.places_view())); }},
     {"preset_base", "parameters", "preset_base", false,
      [](V x) { return when(!x.r.preset_base.empty(), text(x.r.preset_base)); }},
-    // Where the threads' time went (issue 20, docs/trace.md), summed over threads.
+    // Where the threads' time went (docs/trace.md), summed over threads.
     {"time_work", "aggregates", "time_work", false, [](V x) { return real(x.agg.time_phase[0]); }},
     {"time_search", "aggregates", "time_search", false, [](V x) { return real(x.agg.time_phase[1]); }},
     {"time_claim", "aggregates", "time_claim", false, [](V x) { return real(x.agg.time_phase[2]); }},
@@ -260,7 +260,7 @@ const Column kRun[] = {
      [](V x) {
        return x.r.work_baseline && *x.r.work_baseline > 0 ? real(x.agg.time_phase[0] / *x.r.work_baseline) : kAbsent;
      }},
-    // Across ranks (issue 21, distrib/README.md), appended.
+    // Across ranks (distrib/README.md), appended.
     {"rank_steal", "engine", "rank_steal", false, [](V x) { return when(mpi(x), text(to_string(x.r.engine.ranks.steal))); }},
     {"rank_w", "engine", "rank_w", false, [](V x) { return when(mpi(x) && lifeline(x), count(x.r.engine.ranks.w)); }},
     {"rank_l", "engine", "rank_l", false, [](V x) { return when(mpi(x) && lifeline(x), count(x.r.engine.ranks.l)); }},

@@ -23,8 +23,9 @@ MachineInfo machine() {
 }  // namespace
 
 TEST_CASE("the CSV header keeps the published columns, in order; new ones only come at the end") {
-  // The header of issue 12 (the first published with every protocol, locality
-  // and rank column): scripts index these columns by name or by position.
+  // The header as first published with every protocol, locality and rank
+  // column (when MPI ranks came in): scripts index these columns by name or
+  // by position.
   const std::string published =
       "uts_version,timestamp_utc,preset,tree,shape,b0,depth,q,m,shift,seed,granularity,rng,root_id,"
       "engine,threads,steal,victim,init,status,size,tree_depth,leaves,checksum,truncations,seconds,"
