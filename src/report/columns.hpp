@@ -3,7 +3,7 @@
 // once for both. The CSV header and row are the columns that have a CSV name,
 // in table order; a JSON object is the columns of its group, in table order.
 // A field that does not apply is empty in CSV and null (or absent, where the
-// column says so) in JSON, never a zero that would look measured.
+// column says so) in JSON, never a zero that would pass for a real value.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Facts about the machine and the build, recorded with every JSON result so a
-// figure can be traced to where and how it was measured.
+// figure can be traced to the machine and the build that produced it.
 #pragma once
 
 #include <istream>

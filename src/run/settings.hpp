@@ -53,8 +53,8 @@ struct EngineSettings {
   int threads = 1;
   bool stealing = true;                     // -s 0: every thread works only on what it starts with
   sha1::Path sha1 = sha1::Path::automatic;  // --sha1; resolved for this CPU before the run
-  // --sha1 auto: the kernels' rates measured at start-up (sha1::calibrate(),
-  // blocks/s; 0 where not measured). Absent when a path was named.
+  // --sha1 auto: the kernels' rates as timed at start-up (sha1::calibrate(),
+  // blocks/s; 0 where not timed). Absent when a path was named.
   std::optional<sha1::Calibration> sha1_calibration;
   std::string protocol;                     // --protocol: a name in steal/registry.hpp; empty: its default
   StealPolicy steal;

@@ -8,7 +8,7 @@ namespace uts {
 
 // The protocol-specific counters below; which of them a protocol keeps is
 // one of its traits (steal/protocol.hpp). The others are reported as not
-// applicable, never as a zero that would look measured.
+// applicable, never as a zero that would pass for a real value.
 enum ProtocolCounters : unsigned {
   kShareCounters = 1u << 0,    // shares, nodes_shared
   kReclaimCounters = 1u << 1,  // reclaims, nodes_reclaimed
