@@ -1,3 +1,5 @@
+// Checked writes of the results (output.hpp): stdout, the appended record
+// file and whole files renamed into place, every failure an OutputError.
 #include "app/output.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,5 @@
+// The live progress line's own thread (progress.hpp): about once a second,
+// the nodes so far and the rate since the last line, on one stderr line.
 #include "app/progress.hpp"
 
 #include <chrono>

@@ -1,3 +1,5 @@
+// The signal handler and the stop flags behind interrupt.hpp: it touches
+// only lock-free atomics, the one kind a signal handler may use.
 #include "base/interrupt.hpp"
 
 #include <csignal>

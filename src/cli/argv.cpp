@@ -1,3 +1,5 @@
+// From argv and files to the parser's tokens (argv.hpp): -v N joined,
+// file entries turned into option tokens, cxxopts' errors as UsageError.
 #include "cli/argv.hpp"
 
 #include <cctype>

@@ -1,3 +1,5 @@
+// Preset and config files (config_file.hpp): reading `key = value` lines,
+// and finding presets by name in the preset directories.
 #include "cli/config_file.hpp"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Option values from text (convert.hpp): whole-string conversions with
+// range checks, each failure a UsageError naming the option.
 #include "cli/convert.hpp"
 
 #include <charconv>

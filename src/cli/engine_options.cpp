@@ -1,3 +1,6 @@
+// The engine section of the command line: threads, protocol, steal,
+// victim, init, --bind, the reference's parallel flags and the MPI ranks'
+// options.
 #include <cxxopts.hpp>
 
 #include <cctype>

@@ -1,3 +1,5 @@
+// The locality section of the command line: --domains, --remote-delay and
+// --victim hier's local and remote steal amounts.
 #include <cxxopts.hpp>
 
 #include "cli/convert.hpp"

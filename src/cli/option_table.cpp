@@ -1,3 +1,5 @@
+// The table of every command-line option, and what is built from it
+// (option_table.hpp): the cxxopts parser, file-key lookup, error labels.
 #include "cli/option_table.hpp"
 
 #include "steal/registry.hpp"

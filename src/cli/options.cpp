@@ -1,3 +1,6 @@
+// The command line as a whole (options.hpp): preset and config files
+// underneath, the command line on top, each section filled and the
+// combinations checked once.
 #include "cli/options.hpp"
 
 #include <cxxopts.hpp>

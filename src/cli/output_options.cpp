@@ -1,3 +1,5 @@
+// The output section of the command line: format, record file, progress,
+// verbosity, --max-nodes and the expected values --verify compares with.
 #include <cxxopts.hpp>
 
 #include <algorithm>

@@ -1,3 +1,6 @@
+// The workload section of the command line: --workload pool and its
+// options, and --trace, --counters and --work-baseline, whose meaning
+// depends on the workload.
 #include <cxxopts.hpp>
 
 #include <algorithm>

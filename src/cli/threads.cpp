@@ -1,3 +1,6 @@
+// The thread count when --threads is not given (options.hpp):
+// OMP_NUM_THREADS, else every core, clamped to OMP_THREAD_LIMIT; both
+// variables checked before the OpenMP runtime reads them.
 #include <omp.h>
 
 #include <cctype>

@@ -1,3 +1,5 @@
+// The tree section of the command line: type, shape and parameters, each
+// converted and checked on its own.
 #include <cxxopts.hpp>
 
 #include "cli/convert.hpp"

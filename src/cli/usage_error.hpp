@@ -1,3 +1,5 @@
+// The one exception for bad usage or bad input, so that every caller
+// reports it alike: one line on stderr, exit status 2.
 #pragma once
 
 #include <stdexcept>

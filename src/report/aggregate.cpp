@@ -1,3 +1,5 @@
+// Aggregates over a run's statistics (aggregate.hpp): totals, rates and
+// shares over threads and domains, and global stealing summed over ranks.
 #include "report/aggregate.hpp"
 
 #include <algorithm>

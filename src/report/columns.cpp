@@ -1,3 +1,5 @@
+// The one column table behind CSV and JSON (columns.hpp): each field's
+// names, JSON group and value, read once for both renderings.
 #include "report/columns.hpp"
 
 #include <cinttypes>

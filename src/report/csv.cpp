@@ -1,3 +1,5 @@
+// The CSV rendering of a run (format.hpp): the header and one row, both
+// from the column table (columns.hpp).
 #include <string>
 
 #include "report/columns.hpp"

@@ -1,3 +1,5 @@
+// The JSON rendering of a run (format.hpp): one JSON Lines record, the
+// column table's groups plus the per-thread, domain and rank arrays.
 #include <optional>
 #include <sstream>
 #include <string_view>

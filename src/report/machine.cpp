@@ -1,3 +1,5 @@
+// The machine and build facts every record carries (machine.hpp): CPU,
+// OpenMP and MPI libraries, compiler, commit, and the --version line.
 #include "report/machine.hpp"
 
 #include <cryptopp/config.h>

@@ -1,3 +1,5 @@
+// Text, JSON and CSV renderings of a --workload pool run, and its segment
+// sizes over time as CSV (pool_format.hpp).
 #include "report/pool_format.hpp"
 
 #include "base/interrupt.hpp"

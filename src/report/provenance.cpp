@@ -1,3 +1,5 @@
+// Provenance and placement as text and JSON (provenance.hpp): the command
+// line, the build, hosts, topology and each thread's place.
 #include "report/provenance.hpp"
 
 #include <sstream>

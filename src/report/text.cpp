@@ -1,3 +1,6 @@
+// The text rendering of a run (format.hpp): the tree and engine lines, the
+// reference's result lines, and with -v the per-thread, domain and rank
+// tables, the time breakdown and where the run's settings came from.
 #include <cinttypes>
 #include <cstdio>
 #include <sstream>

@@ -1,3 +1,5 @@
+// The event trace as Chrome/Perfetto trace JSON (trace_json.hpp): state
+// intervals, steal attempts and their arrows, wake-ups, MPI events.
 #include "report/trace_json.hpp"
 
 #include <cmath>

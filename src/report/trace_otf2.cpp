@@ -1,3 +1,6 @@
+// The event trace as an OTF2 archive (trace_otf2.hpp), built in a
+// temporary folder and renamed into place; a build without OTF2 keeps only
+// the path checks.
 #include "report/trace_otf2.hpp"
 
 #include <sys/stat.h>

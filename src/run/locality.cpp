@@ -1,3 +1,5 @@
+// --domains parsed and printed, and a domain map's member lists
+// (locality.hpp).
 #include "run/locality.hpp"
 
 #include <cctype>

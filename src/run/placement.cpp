@@ -1,3 +1,5 @@
+// --bind parsed and printed, the topology in one line, and the placement
+// summary: PUs available and used, oversubscribed or not (placement.hpp).
 #include "run/placement.hpp"
 
 #include <map>

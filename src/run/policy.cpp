@@ -1,3 +1,5 @@
+// Steal, victim, init and rank policies parsed from and printed as the
+// command line spells them (policy.hpp).
 #include "run/policy.hpp"
 
 #include <cctype>

@@ -1,3 +1,5 @@
+// A run's verdict against the expected values (result.hpp), compared in
+// 64 bits.
 #include "run/result.hpp"
 
 namespace uts {

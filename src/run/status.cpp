@@ -1,3 +1,4 @@
+// How a run ended, by name, as records print it (status.hpp).
 #include "run/status.hpp"
 
 namespace uts {

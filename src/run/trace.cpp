@@ -1,3 +1,5 @@
+// Names of phases, steal outcomes, global events and states, as records
+// and trace files print them (trace.hpp).
 #include "run/trace.hpp"
 
 namespace uts {

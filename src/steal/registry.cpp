@@ -1,3 +1,5 @@
+// Lookups over the registered protocols (registry.hpp): all of them, the
+// default, one by name, and their names for messages.
 #include "steal/registry.hpp"
 
 #include <array>

@@ -1,3 +1,5 @@
+// Per-thread perf_event_open counters (counters.hpp): the names --counters
+// accepts, which of them this machine allows, reading them around the run.
 #include "topology/counters.hpp"
 
 #include <linux/perf_event.h>

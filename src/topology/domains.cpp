@@ -1,3 +1,5 @@
+// Locality domains from hwloc or virtual ones, and a run's thread ->
+// domain map (domains.hpp).
 #include "topology/domains.hpp"
 
 #include <hwloc.h>

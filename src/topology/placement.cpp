@@ -1,3 +1,5 @@
+// Thread placement with hwloc (placement.hpp): the PUs a process may use,
+// the compact, scatter and numa plans, binding, and where threads ran.
 #include "topology/placement.hpp"
 
 #include <hwloc.h>

@@ -1,3 +1,6 @@
+// The concurrent-pool experiment (pool.hpp): trials of threads adding and
+// removing serial items on split-deque segments, then the conservation
+// check and the study's measures.
 #include "workload/pool.hpp"
 
 #include <omp.h>

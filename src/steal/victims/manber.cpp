@@ -1,3 +1,5 @@
+// The shared counter tree of Manber's search (manber.hpp), sized to the
+// next power of two of the thread count.
 #include "steal/victims/manber.hpp"
 
 #include <bit>

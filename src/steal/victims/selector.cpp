@@ -1,3 +1,5 @@
+// One idle thread's victim order (selector.hpp): random, linear from the
+// last victim that had work, or Manber's tree walk.
 #include "steal/victims/selector.hpp"
 
 

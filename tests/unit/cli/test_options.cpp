@@ -1,3 +1,5 @@
+// cli/: the command line, presets and config files, the reference's flags,
+// and every bad input refused with a message that names it.
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// The Chase-Lev deque's arrays (chase_lev.hpp): allocation, and the
+// owner's growth into a larger array.
 #include "steal/protocols/chaselev/chase_lev.hpp"
 
 #include <new>

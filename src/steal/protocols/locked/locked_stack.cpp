@@ -1,3 +1,5 @@
+// The locked chunk stack's out-of-line operations (locked_stack.hpp):
+// room, release and reacquire of chunks, steals and take_shallowest.
 #include "steal/protocols/locked/locked_stack.hpp"
 
 #include <cstring>

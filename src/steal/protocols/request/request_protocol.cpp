@@ -1,3 +1,5 @@
+// Protocol `request` (request_protocol.hpp): the owner's private deque, its
+// polls and answers, and a thief's request posted and waited on.
 #include "steal/protocols/request/request_protocol.hpp"
 
 #include <thread>

@@ -1,3 +1,6 @@
+// The split deque's out-of-line operations (split_deque.hpp, whose
+// numbered points the comments cite): rings and growth, checkpoints,
+// share, reclaim and take_shallowest.
 #include "steal/protocols/split/split_deque.hpp"
 
 #include <bit>

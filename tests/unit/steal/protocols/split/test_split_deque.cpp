@@ -1,3 +1,6 @@
+// The split deque (split_deque.hpp) on its own: owner and thief operations,
+// growth, wrap-around and checkpoints, retired rings, and every node
+// conserved under concurrent steals.
 #include <doctest/doctest.h>
 
 #include <atomic>
