@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device run for issue 22 (2026-11-28): probe, bench-sequential (AVX-512), default study, SHA-NI vs 71df344.
+# Device run for the AVX-512 engine (2026-11-28): probe, bench-sequential (AVX-512), default study, SHA-NI vs 71df344.
 cd "$(dirname "$0")/.." || exit 1
 R=$PWD
 export UTS_PRESET_DIR=$R/configs/presets
