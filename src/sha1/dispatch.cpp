@@ -77,15 +77,14 @@ Calibration measure() {
     c.chosen = avx ? Path::avx512 : sha ? Path::shani : Path::cryptopp;
     return c;
   }
-  // A short first round (16 000 blocks each: about 0.1 ms of AVX-512 and
-  // 0.3 ms of SHA-NI on the development machine) settles the clear case,
-  // AVX-512 at least 1.5x SHA-NI (measured: 2x on Zen 5, 5x on an Emerald
-  // Rapids Xeon). A cold start can only make AVX-512 look slower (its upper
-  // lanes power up on first use), so this shortcut never picks it wrongly.
-  // Anything closer gets three interleaved rounds of 48 000 blocks (about
-  // 0.5 ms per kernel per round), the best of each, so a moment's noise
-  // cannot decide. Each start of uts pays this; the short round made a
-  // small run about 3 ms shorter here.
+  // Every start of uts pays for this, so a short first round settles the
+  // clear case, AVX-512 at least 1.5x SHA-NI (the ratio on the CPUs measured
+  // is well above it). A cold start can only make AVX-512 look slower (its
+  // upper lanes power up on first use), so this shortcut never picks it
+  // wrongly. Anything closer gets three interleaved rounds of three times
+  // the blocks, the best of each, so a moment's noise cannot decide. What
+  // each round costs, and the ratios measured:
+  // results/benchmarks/2026-11-27-sha1-auto-calibration.md.
   constexpr std::uint64_t kShort = 16'000, kBlocks = 48'000;
   c.avx512_rate = kernel_rate(Path::avx512, kMaxLanes, kShort);
   c.shani_rate = kernel_rate(Path::shani, kShaniLanes, kShort);

@@ -143,10 +143,10 @@ void child_ids_shani(const RowBatch& in, int count, RowIds& out) { child_ids_cry
 #endif
 
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out) {
-  // One batch per thread, not one per call: a fresh Batch is zeroed (768
-  // bytes, a `rep stos` in GCC's code) on every call, which cost the
-  // uts-sha1-rate probe that calls this in a loop several percent of its
-  // SHA-NI rates. Only lanes 0 .. lanes-1 are read back.
+  // One batch per thread, not one per call: a fresh batch is zeroed on
+  // every call, a cost the uts-sha1-rate probe (calling this in a loop)
+  // once charged to the kernel's rates (results/benchmarks/2026-11-27-zen5.md).
+  // Only lanes 0 .. lanes-1 are read back.
   // The traversals' input and output (RowBatch, RowIds): one parent's row
   // covers RowBatch::kFill lanes.
   static_assert(kShaniLanes <= RowBatch::kFill);
