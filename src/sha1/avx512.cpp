@@ -3,8 +3,9 @@
 // `vprold`, the round functions one `vpternlogd` each (the rounds:
 // sha1/avx512_kernel.hpp). This file and tree/visit_avx512.cpp are the only
 // code compiled for AVX-512, through target attributes: the binary still
-// starts on a CPU without it, and batch.cpp calls in only after cpuid and
-// xgetbv said yes (cpu_has_avx512).
+// starts on a CPU without it, and nothing calls in until cpuid and xgetbv
+// said yes (cpu_has_avx512 in sha1/cpu_features.cpp, resolve() in
+// sha1/dispatch.cpp).
 #include "sha1/batch.hpp"
 
 #if defined(__x86_64__)

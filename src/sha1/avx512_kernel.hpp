@@ -87,10 +87,10 @@ template <int NB>
 // The 80 rounds, with step(k) after every Every-th (not after the last), k
 // = 0, 1, ... the step's number: a constant once inlined (the unrolled
 // loop's t is), so a step can branch on it at no cost.
-// GCC unrolls the loop (T1L and T3L ran 3-30% slower with the rounds
-// written as the fold below); clang 14 kept it rolled once a step was in
-// it, indexing the message window in memory (T1L 35% slower), so clang
-// gets the rounds as a fold over constants.
+// GCC unrolls the loop (the rounds written as the fold below ran slower
+// under GCC); clang 14 kept it rolled once a step was in it, indexing the
+// message window in memory, so clang gets the rounds as a fold over
+// constants (both measured: results/benchmarks/2026-11-25-refill.md).
 template <int t, int NB, int Every, class Step>
 [[gnu::always_inline]] UTS_AVX512_KERNEL inline void round_then_step(V (&w)[NB][16], V (&st)[NB][5], Step& step) {
   round<NB>(w, st, t);
@@ -115,8 +115,7 @@ template <int NB, int Every, class Step, int... T>
 // batch q's digests go to columns 16q.. of `out`. With NB = 2 the rounds of
 // the two batches alternate: each batch's rounds are one chain of dependent
 // instructions, and a second chain beside it fills the vector pipes the
-// first leaves idle (results/benchmarks/2026-11-24-kernel-ceiling.md:
-// 132.5 against 118-119 M blocks/s).
+// first leaves idle (results/benchmarks/2026-11-24-kernel-ceiling.md).
 //
 // step(k) is called after every Every-th round (Every = 0: never), inlined
 // between the rounds: scalar work placed there runs on the integer pipes

@@ -1,13 +1,15 @@
 // Children's ids in batches: the hashes of one node's children are
 // independent, so they can overlap in the CPU instead of waiting for each
-// other. Three paths compute the same ids:
+// other. Three paths compute the same ids, one file each:
 //   avx512    sixteen children at once, one per 32-bit lane of the zmm
-//             registers (sha1/avx512.cpp)
+//             registers (sha1/avx512.cpp; the rounds in avx512_kernel.hpp)
 //   shani     x86 SHA extensions, the 64-byte block built in registers from
 //             the parent's state words, up to six children interleaved
-//   cryptopp  Crypto++'s one-block SHA1::Transform per child (portable; the
-//             test oracle)
-// Path::automatic picks the fastest this CPU has (resolve() below).
+//             (sha1/shani.cpp)
+//   cryptopp  Crypto++'s one-block SHA1::Transform per child (portable;
+//             the test oracle; sha1/cryptopp.cpp)
+// Which of them this CPU runs: sha1/cpu_features.cpp. Path::automatic picks
+// the fastest (resolve() below, sha1/dispatch.cpp).
 #pragma once
 
 #include <cstdint>
@@ -41,16 +43,19 @@ struct Calibration {
   Path chosen = Path::cryptopp;
 };
 // Runs once per process; later calls return the first answer. A short round
-// of both kernels (under 1 ms) chooses avx512 when it is at least 1.5x
-// SHA-NI; otherwise three interleaved rounds (about 3 ms), the best round of
-// each, choose avx512 unless SHA-NI measured more than 10% faster.
+// of both kernels chooses avx512 when it is at least 1.5x SHA-NI; otherwise
+// three longer interleaved rounds, the best round of each, choose avx512
+// unless SHA-NI measured more than 10% faster. Every start pays for it
+// (results/benchmarks/2026-11-27-sha1-auto-calibration.md).
 const Calibration& calibrate();
 std::optional<Path> parse_path(const std::string& text);
 const char* to_string(Path p);
 
 // The widest batch a path hashes in one call (the AVX-512 kernel's lanes).
 inline constexpr int kMaxLanes = 16;
-// The SHA-NI kernel's widest interleaving (measured best: uts-sha1-rate).
+// The SHA-NI kernel's widest interleaving: by six lanes uts-sha1-rate's
+// shani_lanes_L rates have stopped growing (results/benchmarks/README.md,
+// the SHA-1 rates).
 inline constexpr int kShaniLanes = 6;
 
 // Children a traversal queues before hashing them, per path: a full batch
@@ -73,8 +78,8 @@ struct Batch {
     word[5][lane] = index;
   }
   // Lanes lane .. lane+kFill-1: children first, first+1, ... of `parent`.
-  // Eight per call measured faster than sixteen (fewer stores per node with
-  // few children).
+  // Eight per call, not sixteen: fewer stores for a node with few children
+  // (eight measured faster).
   static constexpr int kFill = 8;
   void fill(int lane, const Words& parent, std::uint32_t first) {
     for (int k = 0; k < 5; ++k)
@@ -93,7 +98,8 @@ struct Batch {
 // Words 6 and 7 of a row are the message's next words (the 0x80 terminator
 // and a zero), so a lane's message groups are two 16-byte loads of its row
 // (SHA-NI: and a shuffle each), where a column-wise Batch took a 4x4
-// transpose per four lanes and six stores per child.
+// transpose per four lanes and six stores per child
+// (results/benchmarks/2026-11-28-shani-rows.md).
 struct RowBatch {
   alignas(32) std::uint32_t row[kMaxLanes][8] = {};
   alignas(16) std::uint8_t slot[2 * kMaxLanes] = {};
@@ -170,9 +176,9 @@ struct RowIds {
 // Lanes 0 .. count-1 of `in` hashed into the same lanes of `out`
 // (1 <= count <= kMaxLanes). The avx512 kernel always computes all sixteen
 // lanes (same cost) and needs only that the unused ones hold any values.
-void child_ids_cryptopp(const Batch& in, int count, Ids& out);
+void child_ids_cryptopp(const Batch& in, int count, Ids& out);  // sha1/cryptopp.cpp
 void child_ids_cryptopp(const RowBatch& in, int count, RowIds& out);
-void child_ids_shani(const RowBatch& in, int count, RowIds& out);
+void child_ids_shani(const RowBatch& in, int count, RowIds& out);  // sha1/shani.cpp; only where cpu_has_shani()
 void child_ids_avx512(const Batch& in, Ids& out);  // sha1/avx512.cpp; only where cpu_has_avx512()
 // All sixteen lanes of a SlotBatch (sha1/avx512.cpp; only where cpu_has_avx512()).
 void child_ids_avx512(const SlotBatch& in, Ids& out);
@@ -191,7 +197,7 @@ void child_ids(Path path, const Words& parent, std::uint32_t first, std::uint32_
 
 // The SHA-NI kernel with a fixed number of interleaved lanes (1..kShaniLanes),
 // for tests and the lane-count benchmark: hashes `lanes` children starting at
-// index `first` in one call.
+// index `first` in one call (sha1/shani.cpp).
 void child_ids_shani_lanes(int lanes, const Words& parent, std::uint32_t first, Words* out);
 
 }  // namespace uts::sha1

@@ -1,3 +1,5 @@
+// SHA-1 through Crypto++, out of line: the streaming digest (root ids,
+// tests) and uts-sha1-rate's chained one-block probe.
 #include "sha1/sha1.hpp"
 
 #include <cryptopp/sha.h>

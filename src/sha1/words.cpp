@@ -1,3 +1,4 @@
+// A digest's state words to and from big-endian bytes, and as hex.
 #include "sha1/words.hpp"
 
 #include <cstdio>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sha1/batch.hpp"
@@ -40,7 +41,7 @@ TEST_CASE("the AVX-512 kernel on a column batch equals Crypto++ at every batch f
   for (sha1::Path path : {sha1::Path::avx512}) {
     CAPTURE(sha1::to_string(path));
     if (!sha1::resolve(path)) {
-      MESSAGE("this CPU has no ", sha1::to_string(path), ": its kernel is not tested here, and it is refused");
+      MESSAGE("this CPU has no ", std::string(sha1::to_string(path)), ": its kernel is not tested here, and it is refused");
       continue;
     }
     // Every fill a batch can have, from mixed parents too.
@@ -131,7 +132,7 @@ TEST_CASE("the lane path's row batch: SHA-NI and Crypto++ equal child_id in ever
   for (sha1::Path path : {sha1::Path::shani, sha1::Path::cryptopp}) {
     CAPTURE(sha1::to_string(path));
     if (!sha1::resolve(path)) {
-      MESSAGE("this CPU has no ", sha1::to_string(path), ": its row kernel is not tested here");
+      MESSAGE("this CPU has no ", std::string(sha1::to_string(path)), ": its row kernel is not tested here");
       continue;
     }
     std::size_t mismatches = 0, checked = 0, rows_seen = 0;

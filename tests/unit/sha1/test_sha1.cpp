@@ -1,3 +1,5 @@
+// SHA-1 through Crypto++: FIPS 180 test vectors, the one-block child id
+// against the streaming digest, and the state-word form of a digest.
 #include <doctest/doctest.h>
 
 #include <random>
