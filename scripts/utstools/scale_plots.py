@@ -2,7 +2,7 @@
 latency against simulated ranks (log-2 axes), with the published anchors,
 and where the rank-time goes. Every point is one deterministic simulated
 run (n = 1, no error bars: a repeat gives the same figures)."""
-import plot_common as pc
+from utstools import plot_common as pc
 
 COLORS = {"lifeline/tree": "tab:blue", "random/ring": "tab:red", "lifeline/ring": "tab:green",
           "random/tree": "tab:orange"}

@@ -6,11 +6,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import study_common as common  # noqa: E402
-import study_data  # noqa: E402
+from utstools import study_common as common
+from utstools import study_data
 
 KEYS = {"description", "trees", "threads", "protocol", "steal", "victim", "victims", "init", "domains",
         "remote_delay", "remote_delays", "ranks", "sequential", "reps", "warmup", "bind", "pin", "smt", "order_seed"}
@@ -382,5 +380,5 @@ def summarize(all_rows, d):
 
 
 def plot(out, machine):
-    import study_plots
+    from utstools import study_plots
     return study_plots.plot_all(out, machine)

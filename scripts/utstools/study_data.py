@@ -3,12 +3,9 @@ columns, the study-file value formats, and the summary (scripts/lib/stats.py:
 median, mean, sd, CV, bootstrap CI of the median; speedups with paired
 bootstrap CIs; efficiency over the PUs the runs really used)."""
 import csv
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stats  # noqa: E402
-from study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus  # noqa: E402
+from utstools import stats
+from utstools.study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus
 
 # The time breakdown uts reports per run (issue 20): seconds summed over the
 # run's threads (time_total = the threads' wall times summed). Empty for a
