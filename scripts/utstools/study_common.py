@@ -201,8 +201,8 @@ def pin_plan(bind, smt, has_bind, fallbacks):
         if ok:
             prefix = [numactl, "--localalloc"]
         else:
-            add_fallback(fallbacks, "numactl (apt-get install numactl)", "threads bound with uts --bind compact; memory placed by first "
-                         "touch (no numactl --localalloc)")
+            add_fallback(fallbacks, "numactl (apt-get install numactl)", "threads bound with uts --bind compact; "
+                         "memory placed by first touch (no numactl --localalloc)")
         bind = "compact"
     if not has_bind:
         places = {"compact": "close", "scatter": "spread", "numa": "spread"}[bind]

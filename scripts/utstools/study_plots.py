@@ -525,7 +525,7 @@ def plot_ranks(summary, out, machine):
     return files
 
 
-# ---------------------------------------------------------------- time breakdown (issue 20)
+# ---------------------------------------------------------------- time breakdown
 
 # The binary's parts of a thread's time (idle includes asleep), in the order
 # they stack, with plot-trace's colours.
@@ -615,7 +615,7 @@ def plot_breakdown(runs, summary, out, machine):
     measured = _breakdown_runs(runs)
     if not measured:
         note("figures breakdown, breakdown_seconds not drawn: the runs carry no time breakdown (a uts older "
-             "than issue 20)")
+             "than the time breakdown)")
         return []
     from utstools import trace_plots  # the state colours plot-trace uses
     cells, with_ranks = _breakdown_cells(measured)

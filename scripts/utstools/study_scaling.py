@@ -370,7 +370,7 @@ def rows(rec, cell, pinning):
         "global_nodes_stolen": global_sum("nodes_received"),
         "work_inflation": agg.get("work_inflation"),
     }
-    row.update((c, agg.get(c)) for c in study_data.BREAKDOWN_COLUMNS)  # absent before issue 20: empty
+    row.update((c, agg.get(c)) for c in study_data.BREAKDOWN_COLUMNS)  # absent before the time breakdown: empty
     row.update(common.placement_fields(rec, pinning))
     return [row]
 

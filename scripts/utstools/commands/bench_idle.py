@@ -23,7 +23,7 @@ raw values, provenance). CSV columns, one row per thread count:
   wall_vs_first_{n,n_baseline,n_run,ratio,ci_low,ci_high,confidence,ci_method}
       (ratio = median wall time / median wall time at the first count),
   cpu_over_wall_{same keys} (ratio = median CPU time / median wall time).
-Statistics: scripts/lib/stats.py (its docstring defines every number).
+Statistics: scripts/utstools/stats.py (its docstring defines every number).
 
 usage: scripts/bench-idle [--reps 3] [--warmup 1] [--threads 1,2,8] [--q 0.99999999] [--build DIR] [--out DIR]
 """

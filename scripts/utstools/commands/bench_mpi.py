@@ -25,7 +25,7 @@ values, provenance). CSV columns, one row per tree and configuration:
       (ratio = median time / median plain time),
   speedup_vs_1rank_{n,n_baseline,n_run,speedup,ci_low,ci_high,confidence,ci_method},
   global_steals_median.
-Statistics: scripts/lib/stats.py (its docstring defines every number).
+Statistics: scripts/utstools/stats.py (its docstring defines every number).
 mpirun runs with OMPI_ALLOW_RUN_AS_ROOT=1 (and its confirmation) set, and
 any --mpirun-args (e.g. --mpirun-args="--oversubscribe --mca btl self,vader") after
 `mpirun`.

@@ -54,7 +54,7 @@ With --protocols: tree, protocol, steal, victim, threads, pus_used, oversubscrib
   steals_median, nodes_per_steal_median, idle_seconds_median, requests_sent_median,
   requests_answered_median, requests_refused_median, requests_withdrawn_median,
   mean_request_wait_us_median (the request columns empty for other protocols).
-Statistics: scripts/lib/stats.py (its docstring defines every number).
+Statistics: scripts/utstools/stats.py (its docstring defines every number).
 
 usage: scripts/bench-parallel [--trees T1L,T3L] [--reps 3] [--warmup 1] [--extra 16] [--steal half]
                               [--victim random] [--compare OLD_BUILD] [--out DIR]

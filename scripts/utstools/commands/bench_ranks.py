@@ -1,4 +1,4 @@
-"""Benchmark (not a test): the ranks' global protocols side by side (issue 21).
+"""Benchmark (not a test): the ranks' global protocols side by side.
 
 In one invocation, for each tree and each rank count, --warmup untimed runs
 of every mode, then the repetitions interleaved so noise hits every mode

@@ -48,7 +48,7 @@ bench-sequential.csv columns:
   new_over_old_rate_{...} (median old time / median new time, new rows with --compare)
 bench-sequential-raw.csv columns: rate (chained, independent, shani_lanes_L, avx512_lanes_16,
   avx512_independent, avx512_pair), blocks_per_sec_{n,median,...,ci_method}.
-Statistics: scripts/lib/stats.py (its docstring defines every number).
+Statistics: scripts/utstools/stats.py (its docstring defines every number).
 
 usage: scripts/bench-sequential [--reps N] [--warmup 1] [--trees T1,T3,T1L,T3L] [--sha1 avx512,shani,cryptopp]
                                 [--blocks N] [--build DIR] [--compare OLD_BUILD] [--out DIR]

@@ -41,7 +41,7 @@ Study sets:
 Or name them: --trees, --platforms, --modes, --ranks (then one series per
 combination).
 
---calibrate runs the calibration instead (issue 23, item 3): simulated 1, 2
+--calibrate runs the calibration instead: simulated 1, 2
 and 4 ranks (modelled and timed) against real mpirun runs of the same trees
 on this machine (1 thread per rank, --reps repetitions interleaved), the
 ratios of times and of steal and message counts.
