@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 from uts_check import Tally, signal_on_line
 
 T = Tally()

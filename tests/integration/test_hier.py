@@ -8,7 +8,6 @@ usage: test_hier.py UTS_BINARY REFERENCE_CSV
 """
 import csv
 import itertools
-import os
 import sys
 
 from small_trees import SMALL_TREES

@@ -12,7 +12,6 @@ every engine shape. The bound is the one docs/output.md section 8 states:
 
 usage: test_max_nodes.py UTS_BINARY
 """
-import os
 import sys
 
 from uts_check import Tally, run_uts

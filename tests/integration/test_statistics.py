@@ -5,7 +5,6 @@ disagrees with the others, fails here.
 
 usage: test_statistics.py UTS_BINARY
 """
-import os
 import re
 import sys
 

@@ -9,7 +9,6 @@ usage: test_stress.py UTS_BINARY REFERENCE_CSV [--runs N] [--seed S]
 """
 import argparse
 import csv
-import os
 import random
 import sys
 import time

@@ -8,7 +8,6 @@ usage: test_trees.py UTS_BINARY REFERENCE_CSV SUITE [extra uts args...]
 Extra arguments (e.g. --sequential, --threads 4 --steal one) go to every run.
 """
 import csv
-import os
 import sys
 
 import reference_uts
