@@ -192,3 +192,18 @@ def test_runs_csv_of_other_columns_is_refused_on_resume(tmp_path):
     with pytest.raises(SystemExit) as e:
         study_common.RunLog(path, study_common.RUN_ID_COLUMNS, resume=True)
     assert e.value.code == 2
+
+
+def test_missing_libraries_are_fallbacks_that_say_how_to_get_them(monkeypatch):
+    # A study installs nothing: a missing library is a machine.json fallback
+    # naming its Debian package, and no command runs to fetch it.
+    monkeypatch.setattr(study_common, "_version_of", lambda module: None)
+
+    def no_commands(*args, **kwargs):
+        raise AssertionError("a command ran: %r" % (args,))
+    monkeypatch.setattr(study_common.subprocess, "run", no_commands)
+    fallbacks = []
+    software = study_common.software(fallbacks)
+    assert software["scipy"] is None and software["matplotlib"] is None
+    assert [f["missing"] for f in fallbacks] == ["scipy (apt-get install python3-scipy)",
+                                                 "matplotlib (apt-get install python3-matplotlib)"]
