@@ -88,9 +88,9 @@ MODELLED = ["--cfg=smpi/simulate-computation:no"]
 RATE_NODES = 400000000  # nodes a rate measurement traverses at most (T1XXL: 4.2 G)
 # Privatisation of globals off: every simulated rank shares the one copy of
 # the code (dlopen privatisation copies it per rank: gigabytes at thousands
-# of ranks, and cold caches; docs/smpi.md, "Computation: timed or modelled"). uts-smpi keeps its
-# state in objects of each rank; the study checks that a point gives the
-# same figures either way.
+# of ranks, and cold caches; docs/smpi.md, "Computation: timed or
+# modelled"). uts-smpi keeps its state in objects of each rank; the study
+# checks that a point gives the same figures either way.
 SHARED = ["--cfg=smpi/privatization:no"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 ENV.pop("OMP_NUM_THREADS", None)
