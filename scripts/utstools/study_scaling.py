@@ -252,7 +252,7 @@ def check_binary(launcher, d):
     ranks = d["ranks"]
     if ranks:
         if not shutil.which("mpirun"):
-            common.fail_usage("ranks %s need mpirun, which is not on PATH (Debian: openmpi-bin)"
+            common.fail_usage("ranks %s need mpirun, which is not on PATH (apt-get install openmpi-bin)"
                               % ",".join(map(str, ranks)))
         policy = policies[0]
         cmd = ["mpirun", "-np", str(max(ranks)), "--oversubscribe", "--bind-to", "none", launcher.binary, "-t",
