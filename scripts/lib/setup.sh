@@ -7,7 +7,7 @@ UTS_ROOT=$(cd "$uts_here/../.." && pwd)  # no dirname: works with a bare PATH
 
 # Packages every build needs, and the extra ones some steps need.
 UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev libopenmpi-dev openmpi-bin libopen-trace-format2-dev python3"
-UTS_TEST_PACKAGES="clang-14 libsimgrid-dev spin numactl python3-matplotlib python3-scipy python3-jsonschema groff-base otf2-tools"
+UTS_TEST_PACKAGES="clang-14 libsimgrid-dev spin numactl python3-matplotlib python3-scipy python3-jsonschema python3-pytest groff-base otf2-tools"
 
 uts_log() { printf '== %s\n' "$*" >&2; }
 

@@ -10,8 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts
 
 
 def config(tmp, name, text):
@@ -87,7 +86,7 @@ def main():
             (["--max-nodes", "-5"], "-5"),
             (["--output", os.path.join(tmp, "no", "such", "dir.json")], "output"),
             (["--progress", "--no-progress"], "progress"),
-            # The reference's parallel flags (issue 7 item 6).
+            # The UTS reference's parallel flags (accepted for compatibility).
             (["-c", "0"], "-c/--chunk"),
             (["-c", "ten"], "-c/--chunk"),
             (["-c"], "c"),
@@ -115,7 +114,7 @@ def main():
             (["--protocol", "locked", "--steal", "one"], "--protocol locked and --steal one"),
             (["--protocol", "request", "-I", "0"], "-I/--poll-interval"),
             (["--protocol", "request", "--poll-interval", "-3"], "-I/--poll-interval"),
-            # Config files that are not text (issue 18).
+            # Config files that are not text.
             (["--config", nul], "nul.conf:2: a NUL byte"),
             (["--config", long_line], "long.conf:1: a line longer than 4096"),
             (["--config", huge], "larger than 1 MiB"),
@@ -148,7 +147,7 @@ def main():
             (["--model-rate", "0"], "--model-rate"),
             (["--protocol", "locked", "--victim", "hier", "--steal-local", "chunk:5"],
              "--steal-local chunk:5 does not apply to --protocol locked"),
-            # Appending to a file of another format (issue 18).
+            # Appending to a file of another format.
             (["--preset", "T1", "--format", "csv", "--output", json_lines], "CSV header"),
             (["--preset", "T1", "--format", "csv", "--output", other_csv], "CSV header"),
             (["--preset", "T1", "--output", other_csv], "not a JSON Lines file"),

@@ -18,9 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from uts_check import Tally, signal_on_line  # noqa: E402
+from uts_check import Tally, signal_on_line
 
 T = Tally()
 SUMMARY_KEYS = ["n", "median", "mean", "std", "cv", "min", "max", "ci_low", "ci_high", "confidence", "ci_method"]

@@ -8,12 +8,10 @@ usage: test_hier.py UTS_BINARY REFERENCE_CSV
 """
 import csv
 import itertools
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json, run_json_until, run_uts  # noqa: E402
+from small_trees import SMALL_TREES
+from uts_check import Tally, results_of, run_json, run_json_until, run_uts
 
 LOCALITY = ["local_steal_attempts", "local_steals", "local_steal_nodes",
             "remote_steal_attempts", "remote_steals", "remote_steal_nodes"]

@@ -15,8 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 FIGURES = ("hier_time", "hier_remote_steals", "hier_nodes_per_remote_steal", "hier_domain_share",
            "speedup_sequential", "efficiency_sequential", "nodes_per_sec")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""meson install gives a working uts (issue 19, item 6): the binary, which
+"""meson install gives a working uts: the binary, which
 finds its installed presets wherever the installation lies (DESTDIR here),
-the man page, LICENSE and CITATION.cff, the study scripts with their library
+the man page, LICENSE and CITATION.cff, the study scripts with their package
 and configs (bin/uts-study runs the installed binary), the bench scripts.
 
 usage: test_install.py BUILD_DIR
@@ -13,8 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 
 def run(cmd, **kw):
@@ -49,8 +48,9 @@ def main():
         tally.check(p.returncode == 0 and "Verify: OK" in p.stdout, "installed uts --preset T1 --verify")
         p = run([uts, "--list-presets"])
         tally.check("Zinstalled" in p.stdout and "T1L" in p.stdout, "--list-presets lists the installed presets")
-        for rel in ("man/man1/uts.1", "doc/uts/LICENSE", "doc/uts/CITATION.cff",
-                    "uts/configs/studies/default.conf", "uts/scripts/lib/stats.py", "uts/scripts/bench-sequential"):
+        for rel in ("man/man1/uts.1", "doc/uts/LICENSE", "doc/uts/CITATION.cff", "uts/configs/studies/default.conf",
+                    "uts/scripts/utstools/stats.py", "uts/scripts/utstools/commands/study.py",
+                    "uts/scripts/lib/setup.sh", "uts/scripts/bench-sequential"):
             tally.check(os.path.isfile(os.path.join(share, rel)), "installed: share/" + rel)
         for script in ("uts-study", "uts-plot-results"):
             p = run([os.path.join(moved, "bin", script), "--help"])

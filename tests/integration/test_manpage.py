@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The man page documents exactly the options `uts --help` lists (issue 19),
+"""The man page documents exactly the options `uts --help` lists,
 and renders without a groff warning.
 
 - Every long option (--name) and every short option (-x) that `uts --help`
@@ -24,8 +24,7 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 # Programs whose options the page may quote in running text or examples.
 OTHER_PROGRAMS = ("mpirun", "mpiexec", "srun", "sbatch", "numactl", "meson", "ninja", "groff", "man ", "hwloc",

@@ -28,9 +28,8 @@ import itertools
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, covering_design, hash_path, results_of, run_json  # noqa: E402
+from small_trees import SMALL_TREES
+from uts_check import Tally, covering_design, hash_path, results_of, run_json
 
 
 def conservation(protocol, agg):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MPI ranks (issue 12), on one machine with mpirun --oversubscribe.
+"""MPI ranks, on one machine with mpirun --oversubscribe.
 
   matrix   exactness (size, depth, leaves, checksum as --sequential) over the
            axes ranks {1,2,3,5,8,16,32} x threads {1,2} x --rank-steal
@@ -65,9 +65,8 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, covering_design, results_of, run_json, until  # noqa: E402
+from small_trees import SMALL_TREES
+from uts_check import Tally, covering_design, results_of, run_json, until
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")

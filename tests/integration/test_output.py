@@ -13,8 +13,7 @@ import re
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts
 
 T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]
 
@@ -58,7 +57,7 @@ def main():
     p = run_uts(binary, T1 + ["--threads", "2", "-s", "0"])
     tally.check("work stealing off (-s 0)" in p.stdout, "text: engine line says when -s 0 turned stealing off")
 
-    # The UTS reference's parallel flags (issue 7 item 6): accepted, exact T1.
+    # The UTS reference's parallel flags: accepted, exact T1.
     p = run_uts(binary, ["-c", "20", "-T", "2", "-v", "2", "-x", "0", "-i", "8", "-I", "16", "-s", "1"] + T1)
     tally.check(p.returncode == 0 and re.search(
         r"^Tree size = 4130071, tree depth = 10, num leaves = 3305118 \(80\.03%\)$", p.stdout, re.M) is not None,

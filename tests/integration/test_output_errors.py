@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Output that cannot be written (issue 18): a full device, a closed stdout, a
+"""Output that cannot be written: a full device, a closed stdout, a
 pipe nobody reads, an --output or --trace that fails: exit 4 with one line
 on stderr, never a crash, a SIGPIPE death or a silent exit 0. And --output -
 writes the record once.
@@ -12,8 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 SMALL = ["-t", "3", "-d", "4", "-b", "3", "--threads", "2"]  # 121 nodes
 POOL = ["--workload", "pool", "--threads", "2", "--ops", "2000", "--trials", "2"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/plot-trace (issue 20): on synthetic traces written from the
+"""scripts/plot-trace: on synthetic traces written from the
 format of docs/trace.md (threads only; 2 ranks x 2 threads; a domains map;
 a truncated buffer), every figure is written as PNG and SVG and printed;
 the steal matrices and the breakdown count exactly what the trace holds;
@@ -9,7 +9,7 @@ binary that has --trace: a real small trace of each protocol (and under 2
 MPI ranks where mpirun and an MPI build exist) is drawn, its matrix total
 equal to the run's steal counter.
 
-usage: test_plot_trace.py REPO_ROOT UTS_BINARY|none
+usage: PYTHONPATH=REPO_ROOT/scripts test_plot_trace.py REPO_ROOT UTS_BINARY|none (meson test sets PYTHONPATH)
 """
 import json
 import os
@@ -20,8 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 FIGURES = ("timeline", "steal_matrix", "steal_distributions", "breakdown")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
@@ -381,14 +380,14 @@ def main():
         print("usage: test_plot_trace.py REPO_ROOT UTS_BINARY|none", file=sys.stderr)
         return 2
     root, binary = sys.argv[1], sys.argv[2]
-    sys.path.insert(0, os.path.join(root, "scripts", "lib"))
     try:
-        import trace_plots
+        from utstools import trace_plots  # PYTHONPATH=scripts (tests/meson.build)
     except ImportError as e:
         if os.path.realpath(sys.executable) != os.path.realpath(PYTHON):
             # The scripts run under /usr/bin/python3 (their shebang), with Debian's matplotlib: so does this test.
             os.execv(PYTHON, [PYTHON] + sys.argv)
-        print("FAIL  scripts/lib/trace_plots.py imports (needs python3-matplotlib): %s" % e)
+        print("FAIL  utstools.trace_plots imports (needs PYTHONPATH=REPO_ROOT/scripts and python3-matplotlib): %s"
+              % e)
         return 1
     tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:

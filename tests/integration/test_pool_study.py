@@ -7,7 +7,7 @@ and SVG; a run that reports conserved=false or exits non-zero stops the
 study with exit status 1; a bad study file exits 2; --resume drops a run
 whose trial rows were cut short and runs it again.
 
-usage: test_pool_study.py SOURCE_ROOT UTS_BINARY
+usage: PYTHONPATH=SOURCE_ROOT/scripts test_pool_study.py SOURCE_ROOT UTS_BINARY (meson test sets PYTHONPATH)
 """
 import csv
 import json
@@ -18,8 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 # A study of a few runs, for the failure cases (they stop before any plot).
 TINY = """description = tiny
@@ -71,8 +70,7 @@ def read_csv(path):
 def main():
     root, binary = sys.argv[1], os.path.abspath(sys.argv[2])
     study = os.path.join(root, "scripts", "study")
-    sys.path.insert(0, os.path.join(root, "scripts", "lib"))
-    import study_pool
+    from utstools import study_pool  # PYTHONPATH=scripts (tests/meson.build)
     tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out")

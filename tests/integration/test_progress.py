@@ -11,8 +11,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 # Far too long to finish: each run is stopped with SIGINT after RUN_SECONDS,
 # so the number of updates depends on time, not on the machine's speed.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Provenance and placement in every record (issue 19; docs/output.md,
+"""Provenance and placement in every record (docs/output.md,
 "Provenance" and "Presets"): the build's commit, command line, compiler,
 topology and per-thread placement in text (-v), JSON and CSV; --bind on
 this machine; oversubscription flagged; fields that do not apply absent;
@@ -19,8 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts
 
 T1_SMALL = ["--preset", "T1", "-d", "6"]
 

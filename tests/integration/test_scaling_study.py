@@ -5,8 +5,8 @@ rounds; the placement uts reports (where the binary has --bind);
 summary.csv's statistics recomputed from runs.csv (median, CI bounds,
 speedups against the 1-thread and the --sequential cell paired by
 repetition, efficiency = speedup / PUs used); machine.json (schema 1);
-every figure, and plot-results redrawing them; the time breakdown (issue
-20) in runs.csv and summary.csv with the work inflation against the
+every figure, and plot-results redrawing them; the time breakdown in
+runs.csv and summary.csv with the work inflation against the
 --sequential cell and its figures (or, for an older binary, empty columns
 and no breakdown figure). The protocol axis (each
 protocol's own steal and victim), the locality axes (1 thread in 2 domains
@@ -14,7 +14,7 @@ skipped; the hierarchy figures; no speedup figures without a baseline),
 the ranks axis under mpirun (where mpirun and an MPI build exist); a wrong
 expected value exits 1; a bad study and a combination uts rejects exit 2.
 
-usage: test_scaling_study.py REPO_ROOT UTS_BINARY
+usage: PYTHONPATH=REPO_ROOT/scripts test_scaling_study.py REPO_ROOT UTS_BINARY (meson test sets PYTHONPATH)
 """
 import csv
 import json
@@ -26,8 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally  # noqa: E402
+from uts_check import Tally
 
 # A balanced ternary tree of depth 7: (3^8 - 1) / 2 nodes, 3^7 leaves.
 TINY = """description = balanced ternary tree, depth 7
@@ -77,7 +76,7 @@ def close(a, b, rel=1e-4):
 
 
 def has_breakdown(binary):
-    """Whether the binary reports the time breakdown (issue 20)."""
+    """Whether the binary reports the time breakdown (binaries before it do not)."""
     p = subprocess.run([binary, "-t", "balanced", "-b", "1", "-d", "0", "--format", "json", "--no-progress"],
                        capture_output=True, text=True, timeout=60)
     try:
@@ -92,7 +91,7 @@ def check_breakdown(tally, out, runs, summary, stderr, breakdown):
     without the breakdown, empty columns and no figures."""
     measured = [r for r in runs if r["warmup"] == "0"]
     if not breakdown:
-        print("SKIP: breakdown values: the binary reports no time breakdown (older than issue 20)")
+        print("SKIP: breakdown values: the binary reports no time breakdown (older than it)")
         tally.check(all(r["time_total"] == "" and r["time_work"] == "" for r in runs)
                     and all(r["work_inflation"] == "" and r["time_work_median"] == "" for r in summary)
                     and "breakdown, breakdown_seconds not drawn" in stderr
@@ -181,7 +180,7 @@ def check_main(tally, study, plot, binary, presets, tmp, study_data, has_bind):
                           r["oversubscribed"]) for r in par[:6]]))
         tally.check(all(r["hosts"] for r in runs), "runs.csv: the host of every run")
     else:
-        print("SKIP: placement columns: %s has no --bind (older than issue 19)" % binary)
+        print("SKIP: placement columns: %s has no --bind (older than it)" % binary)
 
     sheader, summary = read(os.path.join(out, "summary.csv"))
     tally.check(sheader == study_data.SUMMARY_COLUMNS, "summary.csv header", str(sheader))
@@ -367,8 +366,7 @@ def main():
     root, binary = sys.argv[1], os.path.abspath(sys.argv[2])
     study = os.path.join(root, "scripts", "study")
     plot = os.path.join(root, "scripts", "plot-results")
-    sys.path.insert(0, os.path.join(root, "scripts", "lib"))
-    import study_data
+    from utstools import study_data  # PYTHONPATH=scripts (tests/meson.build)
     has_bind = "--bind" in subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
     tally = Tally()
     with tempfile.TemporaryDirectory() as tmp:

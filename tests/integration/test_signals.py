@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Signals (issue 18): SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 stop a run
+"""Signals: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 stop a run
 at any moment, promptly, with its partial results marked as such and exit
 status 128 + the signal; a second signal kills at once (the same signal
 again within 200 ms is one signal delivered twice, and is ignored).
@@ -37,8 +37,7 @@ import sys
 import termios
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts
 
 T1XL = ["--preset", "T1XL", "--no-progress"]  # 1.6 G nodes: never ends during a test
 T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]

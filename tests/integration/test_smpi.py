@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""uts-smpi under SimGrid's SMPI (issue 23): the MPI layer, unchanged, run by
+"""uts-smpi under SimGrid's SMPI: the MPI layer, unchanged, run by
 the simulator on a modelled cluster (configs/smpi/).
 
   exactness  ranks {2, 7, 64, 256} on T1, T3 and the small trees, each run
@@ -40,10 +40,9 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from small_trees import SMALL_TREES  # noqa: E402
-from test_mpi import ENV, MPIRUN, balance_problems  # noqa: E402
-from uts_check import Tally, results_of, run_json, until  # noqa: E402
+from small_trees import SMALL_TREES
+from test_mpi import ENV, MPIRUN, balance_problems
+from uts_check import Tally, results_of, run_json, until
 
 RANKS = (2, 7, 64, 256)
 MODES = (("lifeline", "tree"), ("random", "ring"), ("lifeline", "ring"), ("random", "tree"))

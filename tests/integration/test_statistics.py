@@ -5,12 +5,10 @@ disagrees with the others, fails here.
 
 usage: test_statistics.py UTS_BINARY
 """
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_json, run_json_until, run_uts, until  # noqa: E402
+from uts_check import Tally, run_json, run_json_until, run_uts, until
 
 T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]
 T3 = ["-t", "0", "-b", "2000", "-q", "0.124875", "-m", "8", "-r", "42"]

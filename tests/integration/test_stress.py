@@ -9,14 +9,12 @@ usage: test_stress.py UTS_BINARY REFERENCE_CSV [--runs N] [--seed S]
 """
 import argparse
 import csv
-import os
 import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, results_of, run_json  # noqa: E402
+from small_trees import SMALL_TREES
+from uts_check import Tally, results_of, run_json
 
 STEALS = {"split": ["half", "one", "chunk:1", "chunk:3", "chunk:50"],
           "locked": ["chunk:1", "chunk:5", "chunk:20", "chunk:64"],

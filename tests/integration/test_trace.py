@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 20 (docs/trace.md): the time breakdown, the event trace and the
+"""docs/trace.md: the time breakdown, the event trace and the
 counters.
 
 Breakdown: the parts add up to each thread's time and that to the run's; a
@@ -22,8 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts, until  # noqa: E402
+from uts_check import Tally, run_uts, until
 
 T1 = ["--preset", "T1"]
 # T1 two levels deeper (66 M nodes, a few tenths of a second at 2 threads):

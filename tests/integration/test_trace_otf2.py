@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 20 (docs/trace.md, "OTF2 archives"): `--trace DIR.otf2` writes an
+"""docs/trace.md, "OTF2 archives": `--trace DIR.otf2` writes an
 OTF2 archive that the OTF2 reader (otf2-print, Debian otf2-tools) reads
 back with what the run did.
 
@@ -29,8 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from uts_check import Tally, run_uts  # noqa: E402
+from uts_check import Tally, run_uts
 
 STATES = {"work", "search", "claim", "idle", "sleep", "termination", "agent"}
 POINTS = {"wake", "global_request", "global_answer", "global_refusal", "global_request_answered", "token", "global",

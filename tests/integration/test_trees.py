@@ -8,13 +8,11 @@ usage: test_trees.py UTS_BINARY REFERENCE_CSV SUITE [extra uts args...]
 Extra arguments (e.g. --sequential, --threads 4 --steal one) go to every run.
 """
 import csv
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference_uts  # noqa: E402
-from small_trees import SMALL_TREES  # noqa: E402
-from uts_check import Tally, hash_path, results_of, run_json  # noqa: E402
+import reference_uts
+from small_trees import SMALL_TREES
+from uts_check import Tally, hash_path, results_of, run_json
 
 
 def csv_trees(path, names):

@@ -7,11 +7,9 @@ import glob
 import math
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot_common as pc  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter  # noqa: E402
+from utstools import plot_common as pc
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 PLOTS = ("pool_mix_time", "pool_producers_time", "pool_trace", "pool_elements_per_steal",
          "pool_segments_per_steal", "pool_remote_delay")

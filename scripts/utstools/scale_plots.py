@@ -1,8 +1,8 @@
-"""scripts/scale-study's figures (issue 23): efficiency and termination
+"""scripts/scale-study's figures: efficiency and termination
 latency against simulated ranks (log-2 axes), with the published anchors,
 and where the rank-time goes. Every point is one deterministic simulated
 run (n = 1, no error bars: a repeat gives the same figures)."""
-import plot_common as pc
+from utstools import plot_common as pc
 
 COLORS = {"lifeline/tree": "tab:blue", "random/ring": "tab:red", "lifeline/ring": "tab:green",
           "random/tree": "tab:orange"}
@@ -58,7 +58,7 @@ def draw(rows, doc, out):
                     arrowprops={"arrowstyle": "->", "color": "0.5", "lw": 0.7})
         if tree == "T1XXL":
             ax.plot([1024, 4096], [0.85, 0.70], "x", color="purple", ms=7, mew=1.5,
-                    label="issue 23's goal (fat-tree)")
+                    label="the scale model's goal (fat-tree)")
         ax.set_title(tree)
         ax.set_xlabel("simulated ranks (1 thread each)")
         ax.set_ylabel("efficiency T(1) / (P T(P))")

@@ -6,11 +6,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import study_common as common  # noqa: E402
-import study_data  # noqa: E402
+from utstools import study_common as common
+from utstools import study_data
 
 KEYS = {"description", "trees", "threads", "protocol", "steal", "victim", "victims", "init", "domains",
         "remote_delay", "remote_delays", "ranks", "sequential", "reps", "warmup", "bind", "pin", "smt", "order_seed"}
@@ -254,7 +252,7 @@ def check_binary(launcher, d):
     ranks = d["ranks"]
     if ranks:
         if not shutil.which("mpirun"):
-            common.fail_usage("ranks %s need mpirun, which is not on PATH (Debian: openmpi-bin)"
+            common.fail_usage("ranks %s need mpirun, which is not on PATH (apt-get install openmpi-bin)"
                               % ",".join(map(str, ranks)))
         policy = policies[0]
         cmd = ["mpirun", "-np", str(max(ranks)), "--oversubscribe", "--bind-to", "none", launcher.binary, "-t",
@@ -372,7 +370,7 @@ def rows(rec, cell, pinning):
         "global_nodes_stolen": global_sum("nodes_received"),
         "work_inflation": agg.get("work_inflation"),
     }
-    row.update((c, agg.get(c)) for c in study_data.BREAKDOWN_COLUMNS)  # absent before issue 20: empty
+    row.update((c, agg.get(c)) for c in study_data.BREAKDOWN_COLUMNS)  # absent before the time breakdown: empty
     row.update(common.placement_fields(rec, pinning))
     return [row]
 
@@ -382,5 +380,5 @@ def summarize(all_rows, d):
 
 
 def plot(out, machine):
-    import study_plots
+    from utstools import study_plots
     return study_plots.plot_all(out, machine)

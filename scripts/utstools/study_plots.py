@@ -3,14 +3,12 @@ runs.csv and machine.json alone (docs/studies.md, "Figures"). The scaling
 axis is PEs = ranks x threads: threads in a study without MPI ranks."""
 import math
 import os
-import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import plot_common as pc  # noqa: E402
-import stats  # noqa: E402
-import study_data  # noqa: E402
-from study_common import note  # noqa: E402
+from utstools import plot_common as pc
+from utstools import stats
+from utstools import study_data
+from utstools.study_common import note
 
 plt = pc.plt
 
@@ -527,7 +525,7 @@ def plot_ranks(summary, out, machine):
     return files
 
 
-# ---------------------------------------------------------------- time breakdown (issue 20)
+# ---------------------------------------------------------------- time breakdown
 
 # The binary's parts of a thread's time (idle includes asleep), in the order
 # they stack, with plot-trace's colours.
@@ -617,9 +615,9 @@ def plot_breakdown(runs, summary, out, machine):
     measured = _breakdown_runs(runs)
     if not measured:
         note("figures breakdown, breakdown_seconds not drawn: the runs carry no time breakdown (a uts older "
-             "than issue 20)")
+             "than the time breakdown)")
         return []
-    import trace_plots  # the state colours plot-trace uses
+    from utstools import trace_plots  # the state colours plot-trace uses
     cells, with_ranks = _breakdown_cells(measured)
     parts = [(name, col) for name, col in BREAKDOWN_PARTS
              if name != "agent" or any(_f(r.get(col)) for r in measured)]

@@ -5,11 +5,9 @@ and arrangements, segment-size traces, a remote-delay sweep; every search).
 Each run makes `trials` trials; every trial is checked for item
 conservation and is one row of runs.csv."""
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stats  # noqa: E402
-import study_common as common  # noqa: E402
+from utstools import stats
+from utstools import study_common as common
 
 SEARCHES = ("linear", "random", "tree")
 ARRANGEMENTS = ("contiguous", "spread")
@@ -276,5 +274,5 @@ def summarize(all_rows, d):
 
 
 def plot(out, machine):
-    import pool_plots
+    from utstools import pool_plots
     return pool_plots.plot_all(out, machine)

@@ -1,4 +1,4 @@
-"""What the bench scripts (scripts/bench-*) share: one-line usage errors,
+"""What the bench scripts (scripts/bench-*) share: the common options,
 running uts for its JSON record, warm-up and interleaving helpers, the text
 they print, and the CSV and JSON files they write next to it with --out.
 
@@ -8,9 +8,7 @@ traversal, not process start-up), so hyperfine, which times whole commands,
 is not used; bench-idle, which needs the wall time of the whole process and
 its CPU time, times the process itself.
 """
-import argparse
 import csv
-import datetime
 import json
 import os
 import platform
@@ -18,67 +16,16 @@ import shlex
 import subprocess
 import sys
 
-import stats
+from utstools import stats
+# The parser, errors, argument types and provenance every tool shares.
+from utstools.common import (ROOT, int_list, name_list, nonnegative_int, positive_int, run_error,  # noqa: F401
+                              usage_error, utc_iso, uts_version)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 OUT_HELP = ("also write DIR/NAME.txt (the text printed), DIR/NAME.csv (one row per configuration; columns listed "
             "below) and DIR/NAME.json (the summaries, every repetition's raw values and the provenance: command "
             "line, uts --version, the first record's build and machine, each configuration's placement); "
             "DIR is created if missing; existing files are never overwritten (exit 2)")
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but bad usage is one line on stderr and exit status 2."""
-
-    def error(self, message):
-        print("%s: %s (see --help)" % (self.prog, message), file=sys.stderr)
-        sys.exit(2)
-
-
-def usage_error(prog, message):
-    print("%s: %s" % (prog, message), file=sys.stderr)
-    sys.exit(2)
-
-
-def run_error(prog, message):
-    print("%s: %s" % (prog, message), file=sys.stderr)
-    sys.exit(1)
-
-
-def _int_at_least(text, low):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("not a whole number: %r" % text)
-    if v < low:
-        raise argparse.ArgumentTypeError("must be at least %d, not %d" % (low, v))
-    return v
-
-
-def positive_int(text):
-    return _int_at_least(text, 1)
-
-
-def nonnegative_int(text):
-    return _int_at_least(text, 0)
-
-
-def int_list(text):
-    """'1,2,8' -> [1, 2, 8]; '' -> []; each at least 1."""
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        if part:
-            out.append(positive_int(part))
-    return out
-
-
-def name_list(text):
-    names = [x.strip() for x in text.split(",") if x.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("an empty list")
-    return names
 
 
 def add_common(ap, reps_default):
@@ -116,12 +63,15 @@ def check_binary(prog, path, what="--build"):
 
 
 def ensure_built(prog, build):
-    """Build the default build directory when its uts is missing (as before);
-    any other missing build is a usage error."""
+    """Build the default build directory when its uts is missing; any other
+    missing build is a usage error. It installs nothing: a missing build
+    dependency fails the build, which says what is missing (scripts/run
+    installs them)."""
     uts = os.path.join(build, "uts")
     if not os.path.exists(uts) and os.path.abspath(build) == os.path.join(ROOT, "build"):
-        subprocess.run(["bash", "-c", 'source "%s/scripts/lib/setup.sh" && uts_install $UTS_BUILD_PACKAGES && '
-                        'uts_build build' % ROOT], check=True)
+        if subprocess.run(["bash", "-c", 'source "%s/scripts/lib/setup.sh" && uts_build build' % ROOT]).returncode:
+            run_error(prog, "could not build %s (see the messages above; scripts/run installs what the build "
+                      "needs)" % uts)
     check_binary(prog, uts)
 
 
@@ -135,13 +85,6 @@ def check_presets(prog, uts, trees):
     for t in trees:
         if known and t.upper() not in known:
             usage_error(prog, "unknown preset %r (uts --list-presets: %s)" % (t, ", ".join(sorted(known))))
-
-
-def uts_version(uts):
-    try:
-        return subprocess.run([uts, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def run_json(prog, cmd, env=None):
@@ -218,7 +161,7 @@ class Report:
     def __init__(self, name, args):
         self.name, self.args = name, args
         self.lines, self.tables, self.runs, self.records, self.placements = [], {}, [], [], {}
-        self.started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        self.started = utc_iso()
 
     def print(self, text=""):
         print(text)
@@ -262,7 +205,7 @@ class Report:
         first = self.records[0] if self.records else {}
         doc = {"script": self.name, "command_line": [os.path.basename(sys.argv[0])] + sys.argv[1:],
                "started": self.started,
-               "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "finished": utc_iso(),
                "uts": uts, "uts_version": uts_version(uts),
                "build": first.get("build"), "machine": first.get("machine"),
                "placements": self.placements,

@@ -3,10 +3,8 @@ file format, the output folder (refused if it exists, unless --resume),
 runs.csv appended run by run, machine.json written before the first run
 (one schema for every kind), the binary's provenance from a probe run,
 pinning through `uts --bind`, the interleaved run order, and the fallbacks
-taken when a tool is missing. Standard library only."""
+taken when a tool is missing (said, never installed). Standard library only."""
 import csv
-import datetime
-import hashlib
 import json
 import os
 import platform
@@ -17,7 +15,9 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The root, provenance and checksum helpers every tool shares.
+from utstools.common import ROOT, scripts_commit, sha256_of, text_of, utc_now  # noqa: F401
+
 SCHEMA = 1
 KINDS = ("scaling", "hierarchy", "pool")
 BINDS = ("compact", "scatter", "numa", "none", "omp", "numactl")
@@ -58,29 +58,6 @@ def usable_cpus():
         return sorted(os.sched_getaffinity(0))
     except AttributeError:
         return list(range(os.cpu_count() or 1))
-
-
-def text_of(cmd, timeout=30):
-    """A command's stdout, or '' if it cannot run."""
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def utc_now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def scripts_commit():
-    """The commit of the checkout these scripts run from (not the binary's:
-    that one comes from the binary's own record); '-dirty' if tracked files
-    differ from it; None outside a git checkout."""
-    commit = text_of(["git", "-C", ROOT, "rev-parse", "HEAD"]).strip()
-    if not commit:
-        return None
-    status = text_of(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).strip()
-    return commit + ("-dirty" if status else "")
 
 
 # ---------------------------------------------------------------- study files
@@ -170,13 +147,15 @@ def common_keys(values, args, overrides):
 # ---------------------------------------------------------------- the binary
 
 def build_default_binary(binary):
-    """Build the repository's build/uts with scripts/lib/setup.sh, as scripts/run does."""
+    """Build the repository's build/uts with scripts/lib/setup.sh's
+    uts_build. It installs nothing: a missing build dependency fails the
+    build, which names it, and scripts/run installs them."""
     note("%s is missing: building it (scripts/lib/setup.sh)" % binary)
-    script = 'source "%s/scripts/lib/setup.sh" && uts_install $UTS_BUILD_PACKAGES; uts_build build' % ROOT
+    script = 'source "%s/scripts/lib/setup.sh" && uts_build build' % ROOT
     bash = shutil.which("bash") or "/bin/bash"
     proc = subprocess.run([bash, "-c", script])
     if proc.returncode != 0 or not os.access(binary, os.X_OK):
-        fail_run("could not build %s (see the messages above)" % binary)
+        fail_run("could not build %s (see the messages above; scripts/run installs what the build needs)" % binary)
 
 
 def resolve_binary(given):
@@ -198,16 +177,8 @@ def resolve_binary(given):
     fail_usage("no uts binary found (not a source tree, no uts on PATH): give --uts PATH")
 
 
-def sha256_of(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def binary_has_bind(binary):
-    """Whether this uts takes --bind (issue 19 and later)."""
+    """Whether this uts takes --bind (binaries from before it do not)."""
     return "--bind" in text_of([binary, "--help"])
 
 
@@ -230,12 +201,12 @@ def pin_plan(bind, smt, has_bind, fallbacks):
         if ok:
             prefix = [numactl, "--localalloc"]
         else:
-            add_fallback(fallbacks, "numactl", "threads bound with uts --bind compact; memory placed by first "
-                         "touch (no numactl --localalloc)")
+            add_fallback(fallbacks, "numactl (apt-get install numactl)", "threads bound with uts --bind compact; "
+                         "memory placed by first touch (no numactl --localalloc)")
         bind = "compact"
     if not has_bind:
         places = {"compact": "close", "scatter": "spread", "numa": "spread"}[bind]
-        add_fallback(fallbacks, "uts --bind (the binary is older than issue 19)",
+        add_fallback(fallbacks, "uts --bind (the binary is older than --bind)",
                      "OMP_PLACES=cores OMP_PROC_BIND=%s instead of --bind %s" % (places, bind))
         text = "OMP_PLACES=cores OMP_PROC_BIND=%s" % places
         return prefix, [], {"OMP_PLACES": "cores", "OMP_PROC_BIND": places}, text
@@ -401,40 +372,15 @@ def software(fallbacks):
     out = {"python": platform.python_version(), "python_executable": sys.executable,
            "numpy": _version_of("numpy"), "scipy": _version_of("scipy"), "matplotlib": _version_of("matplotlib"),
            "matplotlib_backend": "Agg (files only: no display needed)"}
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import stats
+    from utstools import stats
     out["statistics_backend"] = stats.backend_in_use()
     if out["scipy"] is None:
-        add_fallback(fallbacks, "scipy (Debian: python3-scipy)",
+        add_fallback(fallbacks, "scipy (apt-get install python3-scipy)",
                      "bootstrap intervals computed by stats.py's %s path" % out["statistics_backend"])
     if out["matplotlib"] is None:
-        add_fallback(fallbacks, "matplotlib (Debian: python3-matplotlib)",
+        add_fallback(fallbacks, "matplotlib (apt-get install python3-matplotlib)",
                      "no figures drawn; CSVs only (draw them later with scripts/plot-results DIR)")
     return out
-
-
-def try_install(packages, fallbacks):
-    """Install missing Debian packages with setup.sh's uts_install, which says
-    what is missing and goes on when it cannot install (no apt-get, no root)."""
-    bash = shutil.which("bash") or "/bin/bash"
-    if not os.access(bash, os.X_OK):
-        return False
-    proc = subprocess.run([bash, "-c", 'source "%s/scripts/lib/setup.sh" && uts_install %s'
-                           % (ROOT, " ".join(packages))])
-    if proc.returncode != 0 or shutil.which("apt-get") is None:
-        if shutil.which("apt-get") is None:
-            add_fallback(fallbacks, "apt-get", "did not install %s; went on without" % " ".join(packages))
-        return False
-    return True
-
-
-def ensure_python_packages(fallbacks):
-    """matplotlib and scipy: installed from Debian where apt-get can, else
-    the study goes on without (recorded as fallbacks by software())."""
-    missing = [pkg for module, pkg in (("matplotlib", "python3-matplotlib"), ("scipy", "python3-scipy"))
-               if _version_of(module) is None]
-    if missing and sys.executable == "/usr/bin/python3":  # Debian's packages serve Debian's python only
-        try_install(missing, fallbacks)
 
 
 def _tool_text(fallbacks, names, args, missing, instead):
@@ -529,7 +475,7 @@ def machine_facts(kind, config, definition, binary, probe_rec, command_line, fal
         "fallbacks": fallbacks,
     }
     if build is None:
-        facts["build_note"] = ("the binary's record has no build object (a uts older than issue 19): its commit, "
+        facts["build_note"] = ("the binary's record has no build object (a uts older than the build object): its commit, "
                                "compiler flags and build type are unknown; scripts_commit is the scripts' checkout, "
                                "not necessarily the binary's")
         facts["machine"]["compiler"] = m.get("compiler")
@@ -541,10 +487,10 @@ def machine_facts(kind, config, definition, binary, probe_rec, command_line, fal
     if rec.get("placement") is None:
         add_fallback(fallbacks, "placement in the binary's records",
                      "runs.csv's placement columns are empty; efficiency uses min(PEs, affinity CPUs) as PUs used")
-    facts["machine"]["lscpu"] = _tool_text(fallbacks, ["lscpu"], [], "lscpu",
+    facts["machine"]["lscpu"] = _tool_text(fallbacks, ["lscpu"], [], "lscpu (apt-get install util-linux)",
                                            "CPU facts from the uts record only")
     facts["machine"]["lstopo"] = _tool_text(fallbacks, ["lstopo-no-graphics", "lstopo"], ["--of", "console"],
-                                            "lstopo (Debian: hwloc)", "topology from the uts record only")
+                                            "lstopo (apt-get install hwloc)", "topology from the uts record only")
     numactl = shutil.which("numactl")
     facts["machine"]["numactl_hardware"] = text_of([numactl, "--hardware"]) if numactl else None
     facts["software"] = software(fallbacks)

@@ -9,14 +9,12 @@ captions say what is counted (n) and what is drawn. Needs matplotlib and
 numpy (Debian: python3-matplotlib)."""
 import json
 import math
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np  # noqa: E402
+import numpy as np
 
-import plot_common as pc  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from utstools import plot_common as pc
+from matplotlib.ticker import FuncFormatter
 
 plt = pc.plt
 

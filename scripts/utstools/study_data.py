@@ -1,18 +1,15 @@
 """Scaling and hierarchy studies' data: the runs.csv and summary.csv
-columns, the study-file value formats, and the summary (scripts/lib/stats.py:
+columns, the study-file value formats, and the summary (utstools/stats.py:
 median, mean, sd, CV, bootstrap CI of the median; speedups with paired
 bootstrap CIs; efficiency over the PUs the runs really used)."""
 import csv
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stats  # noqa: E402
-from study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus  # noqa: E402
+from utstools import stats
+from utstools.study_common import PLACEMENT_COLUMNS, RUN_ID_COLUMNS, usable_cpus
 
-# The time breakdown uts reports per run (issue 20): seconds summed over the
+# The time breakdown uts reports per run: seconds summed over the
 # run's threads (time_total = the threads' wall times summed). Empty for a
-# binary older than issue 20. runs.csv's work_inflation is the binary's
+# binary older than the breakdown. runs.csv's work_inflation is the binary's
 # (null unless uts ran with --work-baseline, which the studies do not pass);
 # summary.csv's work_inflation is the study's own: see summarize().
 BREAKDOWN_COLUMNS = ["time_work", "time_search", "time_claim", "time_idle", "time_termination", "time_agent",
