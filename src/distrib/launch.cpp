@@ -1,3 +1,5 @@
+// Is this process a rank of an MPI job? Read from the launcher's
+// environment (launch.hpp).
 #include "distrib/launch.hpp"
 
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Dijkstra-Safra termination detection (EWD998) for the ranks of an MPI job:
 // the coloured token with message counting that the UTS reference's MPI
 // version uses. Pure bookkeeping and the token policy (SafraRing: what a
-// rank does with the token); agent.cpp moves the token over a Transport.
+// rank does with the token); termination_ring.cpp moves the token.
 //
 // Model. A rank is *active* while any of its threads is busy or holds a node;
 // *passive* once all of them are idle with empty deques (the engine's double

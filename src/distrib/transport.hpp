@@ -24,7 +24,7 @@ class Transport {
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
   // Send `bytes` to rank `to`, without blocking. Closing does not rely on
-  // the mode (agent.hpp): MPI sends in synchronous mode, uts-smpi in
+  // the mode (closing.hpp): MPI sends in synchronous mode, uts-smpi in
   // standard mode (docs/smpi.md).
   virtual void send(int to, Tag tag, std::vector<char> bytes) = 0;
   // The next message that has arrived, if any (probe, then receive).

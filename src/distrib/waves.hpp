@@ -4,7 +4,8 @@
 // safra.hpp needs 2P hops after the last rank turns passive; a wave here
 // goes down and up a tree of depth log_A P (A = kWaveArity), and the
 // detection needs two of them: 4 log_A P message delays. Pure bookkeeping
-// and the wave policy; agent.cpp moves the messages over a Transport.
+// and the wave policy; tree_waves.cpp moves the messages (for termination,
+// termination_waves.cpp, and for closing, closing.cpp).
 //
 // Model (as in safra.hpp). A rank is *active* while any of its threads is
 // busy or holds a node, *passive* once all are idle with empty deques (the
@@ -109,15 +110,19 @@ class FourCounterWaves {
     return true;
   }
 
-  // This rank is passive: what to do now.
-  Action on_passive() {
+  // This rank is passive: what to do now, its own counters being those of
+  // sent_basic() and received_basic().
+  Action on_passive() { return on_passive(own_); }
+  // The same with the rank's own counters kept by the caller (the closing
+  // waves: the Channel counts every message, closing.hpp).
+  Action on_passive(const Sums& own) {
     if (concluded_) return {};
     if (rank_ == 0 && !holding_) {  // no wave out yet: the first one
       begin(wave_ + 1);
       return {Action::start, wave_, {}};
     }
     if (!holding_ || pending_ != 0) return {};
-    const Sums total{acc_.sent + own_.sent, acc_.received + own_.received};
+    const Sums total{acc_.sent + own.sent, acc_.received + own.received};
     if (rank_ != 0) {
       holding_ = false;
       ++reports_;

@@ -1,6 +1,6 @@
 /* Exhaustive model of the Dijkstra-Safra termination detection (EWD998)
  * across the ranks of an MPI job: the rules of src/distrib/safra.hpp as
- * src/distrib/agent.cpp applies them (the token policy is SafraRing).
+ * src/distrib/termination_ring.cpp applies them (the token policy is SafraRing).
  *
  * N = 3 ranks in a ring 0 -> 1 -> 2 -> 0. Each rank is active or passive. An
  * active rank may send a basic message (an answer carrying nodes) to any
@@ -27,8 +27,9 @@
  * Faithful points (each step one atomic action of one rank):
  *  - send (Safra::sent_basic): an active rank, c_i += 1, the message is in
  *    flight to its destination (the agent answers with nodes only from
- *    poll_busy, i.e. while the rank is active, and counts before sending);
- *  - receipt (Safra::received_basic, then RankHost::take): at any time after
+ *    poll_busy, i.e. while the rank is active, and RankStealing counts
+ *    before sending);
+ *  - receipt (Safra::received_basic, then LinkHost::take): at any time after
  *    the send, c_j -= 1, rank j black and active;
  *  - rank 0, passive, token at home and no round yet: start a round
  *    (Safra::start_round: token (0, white) to rank 1, rank 0 white);
@@ -36,16 +37,16 @@
  *    black or the token is) to i + 1 mod N, then whiten (Safra::pass);
  *  - rank 0, passive, token back: conclude when the token is white, rank 0
  *    white and q + c_0 == 0 (Safra::concludes), else start a new round
- *    (handle_token with round_running_ set);
- *  - a rank handles the token only when passive (poll_idle: token_here_ &&
- *    quiescent()). Passive is stable there: only thread 0 receives MPI
+ *    (SafraRing::on_passive with round_running_ set);
+ *  - a rank handles the token only when passive (RankAgent::poll_idle:
+ *    wants_passive(), i.e. SafraRing::holds_token(), && quiescent()). Passive is stable there: only thread 0 receives MPI
  *    messages and all threads are idle with empty deques, so the rank
  *    cannot turn active between the check and the pass.
  * Simplified:
  *  - the token's transfer and its handling are one step: `tok` is the rank
  *    the token is travelling to or waiting at. A received token only sets
- *    token_here_, which nobody else reads, so the token waiting unhandled at
- *    a rank is indistinguishable from its being still in flight; its
+ *    SafraRing's holds_, which nobody else reads, so the token waiting
+ *    unhandled at a rank is indistinguishable from its being still in flight; its
  *    handling may be delayed arbitrarily (interleaving), which covers any
  *    delay of the MPI message;
  *  - basic messages in flight are a count per destination, delivered in any

@@ -1,3 +1,5 @@
+// The agent's Transport over MPI (mpi_transport.hpp): nonblocking sends kept
+// until they complete, probe-and-receive, and uts-smpi's blocking wait.
 #include "distrib/mpi/mpi_transport.hpp"
 
 #include <mpi.h>
@@ -35,9 +37,9 @@ class MpiTransport final : public Transport {
     // the default 1,024 nodes is 28 KiB). SimGrid 3.32 forgets a completed
     // synchronous send only when it is waited for, not when MPI_Test finds
     // it done: each one would stay on the rank's list of activities, which
-    // SimGrid scans at every simulated computation, and a run of 1,024
-    // ranks slowed down quadratically (T1L: 375 s instead of seconds).
-    // Closing counts messages (agent.hpp) and does not rely on the mode.
+    // SimGrid scans at every simulated computation, so a large simulated
+    // job slows down quadratically (measured in docs/smpi.md). Closing
+    // counts messages (closing.hpp) and does not rely on the mode.
     MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, to, static_cast<int>(tag), comm_,
               &p.request);
 #else

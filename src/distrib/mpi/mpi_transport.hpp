@@ -1,5 +1,5 @@
 // The agent's Transport over MPI: MPI_Issend for every message (synchronous
-// mode), MPI_Iprobe + MPI_Recv to receive, MPI_Ibarrier to close, on a
+// mode; uts-smpi: MPI_Isend), MPI_Iprobe + MPI_Recv to receive, on a
 // duplicate of MPI_COMM_WORLD so our tags never meet anyone else's messages.
 #pragma once
 

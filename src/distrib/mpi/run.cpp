@@ -1,3 +1,5 @@
+// One rank of an MPI job (run.hpp): the session, the start barrier and
+// placement, the run with its agent, and the exact reduction into rank 0.
 #include "distrib/mpi/run.hpp"
 
 #include <mpi.h>
