@@ -45,7 +45,7 @@ struct ThreadStats {
   std::uint64_t remote_steal_attempts = 0, remote_steals = 0, remote_steal_nodes = 0;
 };
 
-// One MPI rank's global stealing (distrib/mpi/agent.cpp), counted by its
+// One MPI rank's global stealing (distrib/rank_steal.cpp), counted by its
 // agent (thread 0). As a thief: requests sent, answered with nodes, refused.
 // As a victim: requests received, answered, refused.
 struct RankStats {
@@ -75,7 +75,7 @@ struct RankStats {
   std::uint64_t first_nodes_tick = 0;
   double first_nodes_seconds = 0;
   // Its agent's close() after the job's end (every message received,
-  // agent.hpp): not in the run's time.
+  // distrib/closing.hpp): not in the run's time.
   double closing_seconds = 0;
   double ticks_per_second = 0;
   int threads = 0;
