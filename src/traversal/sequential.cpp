@@ -1,3 +1,5 @@
+// The sequential baseline: one thread, an explicit depth-first stack, and
+// the same expanders as the engine (tree/expand.hpp).
 #include "traversal/sequential.hpp"
 
 #include <algorithm>
