@@ -235,7 +235,6 @@ class SlotPairExpander {
     Tree::BatchVisit v;
 #if defined(__x86_64__)
     if constexpr (!std::is_same_v<std::decay_t<Refill>, NoRefill>) {
-      assert(n == kLanes);  // only a full pair is deferred (batch_full)
       bool has_back = false;  // refill() took `back`, and it did not fit
       Node back;
       const sha1::Ids& prev = ids_[cur_ ^ 1];
@@ -313,7 +312,7 @@ class SlotPairExpander {
       }
       if (has_back) out.push(back);
       sink.commit(out);
-      ring_.defer(which);
+      ring_.defer(which, n);
       cur_ ^= 1;
       return;
     }
@@ -338,12 +337,13 @@ class SlotPairExpander {
   }
   // The deferred pair visited and counted (no longer deferred): its lanes'
   // counts in children[], its lanes' heights in heights_, its ids in
-  // ids_[cur_ ^ 1]. Both its batches are full (SlotRing::defer).
+  // ids_[cur_ ^ 1].
   void visit_deferred(const Tree& tree, Counts& counts, std::uint32_t* children, Tree::BatchVisit& v) {
-    const SlotBuffer* d = ring_.pair(ring_.take_deferred());
-    tree.visit_slot_pair_avx512(ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, kLanes,
+    const SlotRing::Deferred deferred = ring_.take_deferred();
+    const SlotBuffer* d = ring_.pair(deferred.pair);
+    tree.visit_slot_pair_avx512(ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred.lanes,
                                 heights_, children, v);
-    expansion::count(v, 2 * kLanes, counts);
+    expansion::count(v, kLanes + deferred.lanes, counts);
   }
 
 #if defined(__x86_64__)
@@ -351,10 +351,11 @@ class SlotPairExpander {
   // kernel's first step.
   [[gnu::always_inline]] __attribute__((target("avx512f,avx512vl,popcnt"))) void visit_slot_pair_in_kernel(
       const Tree& tree, Counts& counts, std::uint32_t* children, Tree::BatchVisit& v) {
-    const SlotBuffer* d = ring_.pair(ring_.take_deferred());
-    PairVisitInKernel::run(tree, ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, kLanes,
+    const SlotRing::Deferred deferred = ring_.take_deferred();
+    const SlotBuffer* d = ring_.pair(deferred.pair);
+    PairVisitInKernel::run(tree, ids_[cur_ ^ 1], d[0].batch, d[0].heights, d[1].batch, d[1].heights, deferred.lanes,
                            heights_, children, v);
-    expansion::count(v, 2 * kLanes, counts);
+    expansion::count(v, kLanes + deferred.lanes, counts);
   }
 #endif
 

@@ -107,19 +107,30 @@ class SlotRing {
 
   // ---- the hashed pair whose visit is deferred ----
   [[gnu::always_inline]] bool deferred() const { return held_ == Held::waiting_and_deferred; }
-  // Pair `which` (just hashed, both batches full) is deferred.
-  [[gnu::always_inline]] void defer(int which) {
+  // Pair `which` (just hashed: its first batch full, `lanes` lanes in its
+  // second) is deferred. Only a full pair is (batch_full hands back no
+  // other), so `lanes` is always kMaxLanes; it is kept as a value all the
+  // same: as a constant, GCC unrolled the in-kernel visit's loop over the
+  // columns and kept more of the kernel's state on the stack
+  // (results/benchmarks/2026-11-28-expander-figures.md).
+  [[gnu::always_inline]] void defer(int which, int lanes) {
     assert(held_ == Held::waiting);
     assert(which == (filling_ == kPairs - 1 ? 0 : filling_ + 1));  // the next to fill
+    assert(lanes == sha1::kMaxLanes);
     held_ = Held::waiting_and_deferred;
     deferred_ = which;
+    deferred_lanes_ = lanes;
     check();
   }
-  // The deferred pair, taken to be visited now.
-  [[gnu::always_inline]] int take_deferred() {
+  // The deferred pair, taken to be visited now: which, and the lanes of its
+  // second batch.
+  struct Deferred {
+    int pair, lanes;
+  };
+  [[gnu::always_inline]] Deferred take_deferred() {
     assert(held_ == Held::waiting_and_deferred);
     held_ = Held::waiting;
-    return deferred_;
+    return {deferred_, deferred_lanes_};
   }
 
   // The filling pair's batches, taken to be hashed as they are (flush):
@@ -177,6 +188,7 @@ class SlotRing {
   int half_ = 0;      // its batch being filled (0: the first is not full)
   Held held_ = Held::nothing;
   int deferred_ = 0;  // the deferred pair, when held_ says there is one
+  int deferred_lanes_ = 0;  // and the lanes of its second batch
 };
 
 }  // namespace uts

@@ -92,7 +92,7 @@ TEST_CASE("SlotRing: at most three pairs: the deferred one's buffer is the next 
   CHECK(fill_pair(r) == SlotRing::kNoPair);
   const int h = fill_pair(r);
   REQUIRE(h != SlotRing::kNoPair);
-  r.defer(h);
+  r.defer(h, sha1::kMaxLanes);
   CHECK(r.deferred());
   CHECK(r.held() == Held::waiting_and_deferred);
   const int waiting_pair = (filling_pair(r) + SlotRing::kPairs - 1) % SlotRing::kPairs;
@@ -104,7 +104,9 @@ TEST_CASE("SlotRing: at most three pairs: the deferred one's buffer is the next 
   CHECK(next == waiting_pair);
   CHECK(filling_pair(r) == h);
   CHECK(r.deferred());  // still deferred until taken
-  CHECK(r.take_deferred() == h);
+  const SlotRing::Deferred d = r.take_deferred();
+  CHECK(d.pair == h);
+  CHECK(d.lanes == sha1::kMaxLanes);
   CHECK_FALSE(r.deferred());
   CHECK(r.held() == Held::waiting);
 }
