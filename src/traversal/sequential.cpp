@@ -72,8 +72,10 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
   Node node;
   Expander ways(tree);
   auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
-  // One loop per way of queueing children (tree/expand.hpp).
-  auto loop = [&](auto way) {
+  // One loop per way of queueing children (tree/expand.hpp), each inlined
+  // here: GCC left one of them out of line otherwise, a layout the loop's
+  // code was never measured in.
+  auto loop = [&](auto way) __attribute__((always_inline)) {
     auto& expander = ways.as<decltype(way)::value>();
     for (;;) {
       if (!stack.pop(node)) {
