@@ -1,3 +1,6 @@
+// The parallel run: an OpenMP region with one worker (engine/worker.hpp)
+// per thread, the steal protocol chosen at run time, and the threads'
+// counts, times and statistics gathered into one RunResult.
 #include "engine/engine.hpp"
 
 #include <omp.h>
@@ -102,7 +105,7 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     counts[static_cast<std::size_t>(id)] = me->counts;
     ended_empty[static_cast<std::size_t>(id)] = me->ended_empty;
     {
-      // The thread's time in seconds, at the rate the run measured.
+      // The thread's time in seconds, at the tick rate of the run's span.
       ThreadStats& st = out.threads[static_cast<std::size_t>(id)];
       const double tps = span.ticks_per_second();
       for (int p = 0; p < kPhases; ++p) st.time_phase[p] = double(me->phase_ticks[p]) / tps;

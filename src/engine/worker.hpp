@@ -143,7 +143,7 @@ class ThreadRun final : public LinkHost {
         self_(*shared.workers[static_cast<std::size_t>(id)]),
         busy_(shared.termination, id),
         victims_(shared.victims, id, threads),
-        expander_(shared.tree.sha1_path()) {}
+        expander_(shared.tree) {}
 
   // The root, or this thread's block of the root's children (--init).
   void seed_work() {
@@ -249,8 +249,8 @@ class ThreadRun final : public LinkHost {
       poll();
       return;
     }
-    // One loop per way the expander queues children (Expander::add_as).
-    switch (expander_.way(sh_.tree)) {
+    // One loop per way the expander queues children (tree/expand.hpp).
+    switch (expander_.way()) {
       case Expander::Way::lanes: return exploit_loop<Expander::Way::lanes>();
       case Expander::Way::slots: return exploit_loop<Expander::Way::slots>();
       case Expander::Way::slots_visit_in_kernel: return exploit_loop<Expander::Way::slots_visit_in_kernel>();
@@ -261,22 +261,22 @@ class ThreadRun final : public LinkHost {
   void exploit_loop() {
     Node node;
     auto& deque = self_.deque;
-    // The expander pops more of our nodes while it hashes (Expander, Refill),
-    // from the private part only (steal/protocol.hpp, pop_private): pop()'s
-    // reclaim (split) or reacquire (locked) was a call inside the kernel,
-    // around which GCC kept the kernel's zmm state on the stack (564 zmm
-    // moves to and from the stack in the split instantiation, against 221
-    // without the call; results/benchmarks/2026-11-28-engine.md). A false
-    // stops the refills of one pair; the loop's next pop() reclaims
-    // (split) or reacquires (locked).
+    auto& expander = expander_.template as<kWay>();
+    // The expander pops more of our nodes while it hashes (tree/expansion.hpp,
+    // NoRefill), from the private part only (steal/protocol.hpp,
+    // pop_private): pop()'s reclaim (split) or reacquire (locked) was a call
+    // inside the kernel, around which GCC kept the kernel's zmm state on the
+    // stack (results/benchmarks/2026-11-28-engine.md). A false stops the
+    // refills of one pair; the loop's next pop() reclaims (split) or
+    // reacquires (locked).
     auto refill = [&deque](Node& parent) __attribute__((always_inline)) { return pop_private(deque, parent); };
     for (;;) {
       if (!deque.pop(node)) {
         // Children still queued are this thread's work: hash them (pushing
         // their children) before the deque may be called empty.
-        if (!expander_.flush(sh_.tree, self_.counts, deque)) return;
+        if (!expander.flush(sh_.tree, self_.counts, deque)) return;
       } else {
-        expander_.template add_as<kWay>(sh_.tree, node, self_.counts, deque, keep_going(), refill);
+        expander.add(sh_.tree, node, self_.counts, deque, keep_going(), refill);
         serve_thieves(deque);
         if (seat_.due()) {
           model_work();
@@ -286,7 +286,7 @@ class ThreadRun final : public LinkHost {
         }
       }
       if (self_.counts.nodes >= next_poll_ && poll()) return;
-      if (expander_.abandoned()) {  // a huge node or a -g batch given up: the run stops
+      if (expander.abandoned()) {  // a huge node or a -g batch given up: the run stops
         if (!poll()) stop(RunStatus::interrupted);
         return;
       }

@@ -1,3 +1,5 @@
+// One traversal in this process: the sequential baseline or the parallel
+// engine, with placement, counters and the trace around it.
 #include "traversal/run.hpp"
 
 #include "base/tick.hpp"

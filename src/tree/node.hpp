@@ -19,8 +19,8 @@ struct Node {
 // Stores hold nodes this way (the deques' slots, the sequential stack):
 // written with four 8-byte stores and read back with four 8-byte loads, a
 // node pushed and popped at once is forwarded from the store buffer; a
-// 16-byte load over smaller stores is not, and stalls (measured: the
-// sequential stack's pop was 7% of the T1L traversal with the AVX-512 kernel).
+// 16-byte load over smaller stores is not, and stalls
+// (results/benchmarks/2026-11-28-expander-figures.md).
 struct NodeWords {
   std::uint64_t w[4];
 

@@ -1,3 +1,5 @@
+// Tree parameters (params.hpp): validation, the geometric means, expected
+// sizes, and the names of types, shapes and conventions.
 #include "tree/params.hpp"
 
 #include <cctype>

@@ -1,3 +1,5 @@
+// Building a tree's rules (tree.hpp): the caps, the geometric rule's
+// thresholds, buckets and register row, and the root.
 #include "tree/tree.hpp"
 
 #include "tree/row_search_avx512.hpp"

@@ -38,7 +38,8 @@ class Tree {
   // Number of children after the caps. `id_word4` is the id's last state word,
   // which is bytes 16..19 read big-endian: the `x` of the variate. Always
   // inlined (as the rule it calls): it runs once per node, and GCC otherwise
-  // leaves it out of line in the engine's larger worker loop (3% on T1L).
+  // leaves it out of line in the engine's larger worker loop
+  // (results/benchmarks/2026-11-28-expander-figures.md).
   [[gnu::always_inline]] int num_children(std::uint32_t id_word4, std::uint32_t height) const {
     switch (params_.type) {
       case TreeType::binomial:
@@ -155,6 +156,7 @@ class Tree {
   double geometric_mean(std::uint32_t height) const;
 
   // How many nodes had their child count cut to a cap (spec: report once).
+  // relaxed: a statistic, read after the threads have joined.
   std::uint64_t truncations() const { return truncations_.value.load(std::memory_order_relaxed); }
 
  private:

@@ -123,7 +123,7 @@ UTS_AVX512 void Tree::hash_visit_slots_avx512(const sha1::SlotBatch& in, const s
   compress(w, ids);
   // The visit stays a call: inlined here (GCC does not inline one exported
   // function into another in this -fPIC library unless told), the whole was
-  // 1.5% slower on T1L and T3L.
+  // slower (results/benchmarks/2026-11-28-expander-figures.md).
   visit_slots_avx512(ids, in, slot_heights, n, heights, children, out);
 }
 

@@ -1,5 +1,5 @@
 // The AVX-512 visit's pieces (tree/visit_avx512.cpp), in a header so that
-// the pair kernel's traversal path (tree/expand.hpp, Expander::run_pair)
+// the pair kernel's traversal path (tree/slot_expander.hpp, run_pair)
 // can run a visit inside the kernel, between its rounds, inlined
 // (PairVisitInKernel below). Include only on x86-64; call only where
 // sha1::cpu_has_avx512().
@@ -118,7 +118,7 @@ namespace uts {
 // The pair visit (Tree::visit_slot_pair_avx512) inlined, for the
 // fixed-shape geometric row (its count a search in registers); a friend of
 // Tree for the row. The binomial rule's visit is a compare and stays out
-// of line: inlined too, T3L ran 1-3% slower
+// of line: inlined too, T3L ran slower
 // (results/benchmarks/2026-11-28-visit-in-kernel.md).
 struct PairVisitInKernel {
   // Whether run() does this tree's rule (else: the out-of-line visit).
@@ -132,7 +132,8 @@ struct PairVisitInKernel {
                                    std::uint32_t* children, Tree::BatchVisit& out) {
     // Each column's heights from its batch's slots, kept in a register for
     // the visit (stored for the refills and pushes): read back from memory
-    // they lengthened the visit's chain (T1L 3% slower).
+    // they lengthened the visit's chain
+    // (results/benchmarks/2026-11-28-expander-figures.md).
     auto heights_of = [&](int col) UTS_VISIT_AVX512 {
       const sha1::SlotBatch& b = col == 0 ? first : second;
       const __m512i slot = _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(b.slot)));

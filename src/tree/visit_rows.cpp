@@ -2,8 +2,8 @@
 // of children and what the batch adds to the counts, scalar, one loop per
 // tree rule. The rule is chosen once per call: with num_children() per
 // child, inlined into a traversal loop, the rule's switch ran for every
-// child and the loop's state lived on the stack (measured: T3L --sequential
-// --sha1 shani, see results/benchmarks/2026-11-28-engine.md).
+// child and the loop's state lived on the stack
+// (results/benchmarks/2026-11-28-engine.md).
 #include "tree/tree.hpp"
 
 namespace uts {
@@ -40,7 +40,7 @@ void Tree::visit_rows(const sha1::RowIds& ids, const std::uint32_t* heights, int
     case TreeType::binomial: {
       // binomial_children() without a branch: whether a child has children
       // is random (1 - q of them do), and GCC's branch mispredicted on
-      // those (measured: a third of this loop's time on T3L).
+      // those (results/benchmarks/2026-11-28-shani-rows.md).
       const auto m = static_cast<std::uint32_t>(params_.m);
       const std::uint64_t below = binomial_below_;
       const std::uint32_t mask = variate_mask_;

@@ -1,5 +1,6 @@
-// tree/expand.hpp: expansion one node at a time and across nodes (the
-// Expander) visit exactly the same tree.
+// tree/expand.hpp and the ways behind it: expansion one node at a time
+// (expand_node.hpp) and across nodes (LaneExpander, SlotPairExpander, through
+// the Expander) visit exactly the same tree.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -55,7 +56,7 @@ struct NoWatch {
 };
 struct Refilled {
   Counts counts;
-  std::uint64_t refilled = 0;  // parents taken while a pair was hashed (Expander::refilled())
+  std::uint64_t refilled = 0;  // parents taken while a pair was hashed (SlotPairExpander::refilled())
   std::uint64_t from_sink = 0;  // those refill() took from the sink (the rest: the deferred pair's children)
   bool pending = false;        // the Expander still held children at the end
   // The most nodes counted between two looks at the stop conditions (after
@@ -84,7 +85,7 @@ Refilled traverse_refilled(const Tree& tree, Watch&& watch = NoWatch{}) {
     looked = r.counts.nodes;
     return true;
   };
-  Expander e(tree.sha1_path());
+  Expander e(tree);
   if (visit(tree.root(), r.counts)) s.nodes.push_back(tree.root());
   looked = r.counts.nodes;
   for (;;) {
@@ -161,7 +162,7 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
       const Counts want = traverse_plain(tree);
       Counts got;
       VectorSink s;
-      Expander e(tree.sha1_path());
+      Expander e(tree);
       const Node root = tree.root();
       if (visit(root, got)) s.nodes.push_back(root);
       for (;;) {
@@ -186,7 +187,7 @@ TEST_CASE("Expander: children of several nodes hashed together visit exactly the
 
 TEST_CASE("Expander: parents popped while a pair is hashed (refill) visit exactly the same tree") {
   // The slot path pops more parents from the traversal while it hashes a
-  // pair (Expander::refill_one), the previous pair's inner children first
+  // pair (SlotPairExpander::refill_one), the previous pair's inner children first
   // (staged, never pushed), then from the stack; a parent whose children
   // would complete the pair being filled is pushed back. A node pushed
   // twice is such a push-back. Each tree has parents taken by refill from
@@ -298,12 +299,13 @@ TEST_CASE("Expander: a huge node asks to go on between pieces of 1,024 children,
       CAPTURE(with_refill);
       Counts got;
       VectorSink s;
-      Expander e(tree.sha1_path());
+      Expander e(tree);
       int asked = 0;
       auto keep_going = [&] { return ++asked < stop_at; };
       auto none = [](Node&) { return false; };
       // With a refill a hashed pair waits for the next pair's hashing to be
-      // counted (run_pair): one more pair is held, and dropped at a stop.
+      // counted (SlotPairExpander::run_pair): one more pair is held, and
+      // dropped at a stop.
       if (with_refill) e.add(tree, tree.root(), got, s, keep_going, none);
       else e.add(tree, tree.root(), got, s, keep_going);
       const unsigned held = with_refill && path == sha1::Path::avx512 ? 6 : 4;
@@ -350,7 +352,7 @@ TEST_CASE("Expander: a stop during a repeated hash (-g) ends a huge node at once
     const Tree tree(p, path);
     Counts got;
     VectorSink s;
-    Expander e(tree.sha1_path());
+    Expander e(tree);
     int asked = 0;
     e.add(tree, tree.root(), got, s, [&] {
       ++asked;
@@ -384,7 +386,7 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
         parent.children = lanes * batches + extra;
         Counts got;
         VectorSink s;
-        Expander e(tree.sha1_path());
+        Expander e(tree);
         e.add(tree, parent, got, s);
         // The lane path hashes a full batch at once. The slot path hashes a
         // pair once the next pair is full: of p full pairs, p - 1.
@@ -412,7 +414,7 @@ TEST_CASE("Expander: children that exactly fill a batch are still held until flu
 }
 
 TEST_CASE("Expander: with a refill, a hashed pair is counted and pushed at the next pair's hashing or at flush") {
-  // A traversal with a refill (Expander::run_pair) visits each hashed pair
+  // A traversal with a refill (SlotPairExpander::run_pair) visits each hashed pair
   // just before hashing the next one: of p full pairs, p - 1 are hashed
   // and p - 2 counted; the hashed one is held (pending()) until the next
   // pair's hashing or a flush, which counts and pushes it first.
@@ -427,7 +429,7 @@ TEST_CASE("Expander: with a refill, a hashed pair is counted and pushed at the n
     parent.children = 16 * batches;
     Counts got;
     VectorSink s;
-    Expander e(tree.sha1_path());
+    Expander e(tree);
     auto none = [](Node&) { return false; };
     e.add(tree, parent, got, s, AlwaysGoOn{}, none);
     const std::uint32_t pairs = batches / 2;
@@ -471,7 +473,7 @@ TEST_CASE("Expander: the deferred pair's children keep the stack's order: refill
     REQUIRE(w.nodes.size() == 96);  // every child has children
     Counts got;
     VectorSink s;
-    Expander e(tree.sha1_path());
+    Expander e(tree);
     auto none = [](Node&) { return false; };
     e.add(tree, parent, got, s, AlwaysGoOn{}, none);
     // m = 2: five refill steps take lanes 31..27; m = 30: lane 31 fits, lane
@@ -498,8 +500,8 @@ struct FirstPairAdd {
   std::uint64_t refilled = 0;
   explicit FirstPairAdd(int b0, int seed) {
     const Tree tree(fixed_geometric(b0, 20, seed), sha1::Path::avx512);
-    Expander e(tree.sha1_path());
-    REQUIRE(e.way(tree) == Expander::Way::slots_visit_in_kernel);
+    Expander e(tree);
+    REQUIRE(e.way() == ExpandWay::slots_visit_in_kernel);
     Node parent = tree.root();
     parent.children = 96;
     Counts want;
@@ -524,7 +526,7 @@ struct FirstPairAdd {
 
 TEST_CASE("Expander: with the visit in the kernel, refills take the deferred pair's children from the top") {
   // The pair visit runs inside the next pair's kernel
-  // (Way::slots_visit_in_kernel), its inner lanes are kept as a mask, and
+  // (ExpandWay::slots_visit_in_kernel), its inner lanes are kept as a mask, and
   // the four steps after it take them from the highest lane. After add()
   // the sink holds the first pair's inner children from the lowest lane
   // up, the ones taken missing from the top: a prefix of them, in order.
@@ -563,15 +565,18 @@ TEST_CASE("Expander: the way is chosen by path and rule") {
   const TreeParams bin = small_binomial();
   if (sha1::resolve(sha1::Path::avx512)) {
     const Tree t(geo, sha1::Path::avx512), l(linear, sha1::Path::avx512), b(bin, sha1::Path::avx512);
-    const Expander e(sha1::Path::avx512);
-    CHECK(e.way(t) == Expander::Way::slots_visit_in_kernel);
-    CHECK(e.way(l) == Expander::Way::slots);
-    CHECK(e.way(b) == Expander::Way::slots);
+    CHECK(expand_way(t) == ExpandWay::slots_visit_in_kernel);
+    CHECK(expand_way(l) == ExpandWay::slots);
+    CHECK(expand_way(b) == ExpandWay::slots);
+    CHECK(Expander(t).way() == ExpandWay::slots_visit_in_kernel);
+    CHECK(Expander(l).way() == ExpandWay::slots);
+    CHECK(Expander(b).way() == ExpandWay::slots);
   }
   for (sha1::Path path : {sha1::Path::shani, sha1::Path::cryptopp}) {
     if (!sha1::resolve(path)) continue;
     const Tree t(geo, path);
-    CHECK(Expander(path).way(t) == Expander::Way::lanes);
+    CHECK(expand_way(t) == ExpandWay::lanes);
+    CHECK(Expander(t).way() == ExpandWay::lanes);
   }
 }
 
@@ -602,7 +607,7 @@ TEST_CASE("Expander: a batch abandoned during a repeated hash (-g) drops everyth
       parent.children = before;
       Counts got;
       VectorSink s;
-      Expander e(tree.sha1_path());
+      Expander e(tree);
       e.add(tree, parent, got, s);
       CHECK(got.nodes == 0);
       CHECK(e.pending());
