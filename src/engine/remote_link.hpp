@@ -1,5 +1,5 @@
 // The engine's seam to other processes: what a distributed front end (an MPI
-// rank's agent, distrib/mpi/agent.hpp) implements, and what the engine lends
+// rank's agent, distrib/agent.hpp) implements, and what the engine lends
 // it. Free of MPI, so the engine builds the same with and without it. Only
 // OpenMP thread 0 of a rank calls a RemoteLink (MPI_THREAD_FUNNELED).
 #pragma once

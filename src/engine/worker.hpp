@@ -476,7 +476,7 @@ class ThreadRun final : public LinkHost {
       seat_.poll_busy(*this);
       nap(engine_detail::kAgentNap);
     }
-    // Closing completes the messages after the job's end (agent.hpp): the
+    // Closing completes the messages after the job's end (distrib/closing.hpp): the
     // engine leaves it out of the run's time and reports it apart.
     const auto closing_start = Clock::now();
     seat_.close(*this);
