@@ -36,6 +36,8 @@ import subprocess
 import sys
 import tempfile
 
+from uts_check import Tally  # beside this file: the house pass/fail tally
+
 MAX_LINES = 220
 # What each example must contain, in the README's order.
 KINDS = [
@@ -50,23 +52,6 @@ KINDS = [
 ARG = r"%s ([^\s;]+)"
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl": "self,vader"}
-
-
-class Tally:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, label, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok    " + label, flush=True)
-        else:
-            self.failed += 1
-            print("FAIL  " + label + ("  " + detail if detail else ""), flush=True)
-
-    def finish(self):
-        print("%d passed, %d failed" % (self.passed, self.failed))
-        return 0 if self.failed == 0 and self.passed > 0 else 1
 
 
 def examples(readme_text):
