@@ -474,6 +474,7 @@ TEST_CASE("agent phases: lifelines, dormant, woken by a push") {
   CHECK(a.agent->stats().lifeline_requests_sent == 1);
   for (int i = 0; i < 3; ++i) a.agent->poll_idle(a.host, true);
   CHECK(a.sent().empty());  // dormant: nothing of its own
+  CHECK(a.agent->stats().dormant_seconds == 0);  // counted as the rank leaves dormant, not before
   a.agent->wait_idle(a.host);
   CHECK(a.net->waits == 1);  // and it may block until a message comes
   a.arrive(0, Tag::push, wire::of_nodes(some_nodes(2)));
@@ -481,7 +482,7 @@ TEST_CASE("agent phases: lifelines, dormant, woken by a push") {
   CHECK(a.agent->phase() == AgentPhase::working);
   CHECK(a.host.nodes.size() == 2);
   CHECK(a.agent->stats().pushes_received == 1);
-  CHECK(a.agent->stats().dormant_seconds >= 0);
+  CHECK(a.agent->stats().dormant_seconds > 0);  // the dormant spell, counted on waking
   // Dry again: the --rank-w attempt is re-armed, and the lifeline (served by
   // the push) asked again after it.
   a.host.nodes.clear();
