@@ -45,7 +45,7 @@ struct Calibration {
 // Runs once per process; later calls return the first answer. A short round
 // of both kernels chooses avx512 when it is at least 1.5x SHA-NI; otherwise
 // three longer interleaved rounds, the best round of each, choose avx512
-// unless SHA-NI measured more than 10% faster. Every start pays for it
+// unless SHA-NI's best round beats it by more than a tenth. Every start pays for it
 // (results/benchmarks/2026-11-27-sha1-auto-calibration.md).
 const Calibration& calibrate();
 std::optional<Path> parse_path(const std::string& text);
