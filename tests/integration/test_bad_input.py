@@ -163,6 +163,28 @@ def main():
             tally.check(ok, "bad input %s" % args,
                         "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:200], proc.stderr[:300]))
 
+        # A value with control characters is echoed escaped: one line, and no
+        # second line that starts "uts:" (nor a raw CR, ESC or NUL byte).
+        cr_only = config(tmp, "cr_only.conf", "tree = geo\rdepth = ten\rseed = 3\r")
+        crlf = config(tmp, "crlf.conf", "tree = geo\r\n\r\nvictim = far\r\n")
+        escape = config(tmp, "escape.conf", "tree = geo\nvictim = hier\x1b[2J\n")
+        for args, needle in (
+                (["--victim", "hier\nuts: fake"], "--victim: 'hier\\nuts: fake' is not"),
+                (["--format", "json\r"], "--format: 'json\\r' is not"),
+                (["--init", "\x1b[31mroot"], "--init: '\\x1b[31mroot' is not"),
+                (["--tree", "geo\x7f"], "'geo\\x7f'"),
+                (["--config", cr_only], "cr_only.conf:2: -d/--depth: 'ten'"),
+                (["--config", crlf], "crlf.conf:3: --victim: 'far'"),
+                (["--config", escape], "escape.conf:2: a control character \\x1b"),
+                (["--victim", "v" * 100000], "bytes left out)...vvvv")):
+            proc = run_uts(binary, args, timeout=30)
+            lines = proc.stderr.split("\n")
+            ok = (proc.returncode == 2 and proc.stdout == "" and len(lines) == 2 and lines[1] == ""
+                  and lines[0].startswith("uts: ") and needle in lines[0] and len(lines[0]) < 1100
+                  and not any(ord(c) < 0x20 or ord(c) == 0x7f for c in lines[0]))
+            tally.check(ok, "control characters escaped: %r" % [a[:40] for a in args],
+                        "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+
         # Thread counts from the environment: the same checks as --threads
         # (the OpenMP runtime may print its own warning too: one uts line).
         for value in ("abc", "-2", "0", "5000", "1.5"):

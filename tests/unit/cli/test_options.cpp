@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -337,4 +339,63 @@ TEST_CASE("hex root ids are right-aligned") {
   CHECK_FALSE(parse_root_id(std::string(41, '1')));
   CHECK_FALSE(parse_root_id(""));
   CHECK_FALSE(parse_root_id("12 4"));
+}
+
+namespace {
+// A config file for one test, removed when the test ends.
+struct TempConfig {
+  std::string path;
+  TempConfig(std::string name, const std::string& text) : path(std::move(name)) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+  }
+  ~TempConfig() { std::remove(path.c_str()); }
+};
+
+bool has_control(const std::string& s) {
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("messages echo control characters escaped: one line, never a forged one") {
+  const std::string victim = error_of({"--victim", "hier\nuts: fake"});
+  CHECK(victim == "--victim: 'hier\\nuts: fake' is not random, linear, tree or hier");
+  for (const std::string& value : {std::string("a\rb"), std::string("\x1b[2J"), std::string("x\x7f"),
+                                  std::string("\xc2\x9b" "1m"), std::string("tab\there")}) {
+    CAPTURE(value);
+    const std::string e = error_of({"--format", value});
+    CHECK(e.find("--format: '") == 0);
+    CHECK_FALSE(has_control(e));
+    CHECK(e.find("\xc2\x9b") == std::string::npos);
+  }
+  CHECK(error_of({"--bogus\x1b"}).find("\\x1b") != std::string::npos);
+  // A huge value becomes a line of about 1 KiB that says what it left out.
+  const std::string huge = error_of({"--victim", std::string(1 << 20, 'x')});
+  CHECK(huge.size() <= 1024);
+  CHECK(huge.find("--victim: 'xxx") == 0);
+  CHECK(huge.find("bytes left out") != std::string::npos);
+  CHECK(huge.find("is not random, linear, tree or hier") != std::string::npos);
+}
+
+TEST_CASE("config files: LF, CRLF and lone CR end lines alike; other control characters are refused") {
+  for (const char* eol : {"\n", "\r\n", "\r"}) {
+    CAPTURE(std::string(eol) == "\r" ? "CR" : std::string(eol) == "\n" ? "LF" : "CRLF");
+    const std::string e(eol);
+    {
+      const TempConfig cfg("uts_test_eol.conf", "# a tree" + e + "tree = geo" + e + e + "depth = 4" + e + "seed = 7");
+      const auto c = parse({"--config", cfg.path});
+      CHECK(c.tree.depth == 4);
+      CHECK(c.tree.seed == 7);
+    }
+    const TempConfig bad("uts_test_eol.conf", "tree = geo" + e + e + "depth = ten" + e);
+    const std::string msg = error_of({"--config", bad.path});
+    CHECK(msg.find(bad.path + ":3: -d/--depth: 'ten'") == 0);
+    CHECK_FALSE(has_control(msg));
+  }
+  const TempConfig esc("uts_test_esc.conf", "tree = geo\nvictim = hier\x1b[2J\n");
+  CHECK(error_of({"--config", esc.path}) == esc.path + ":2: a control character \\x1b (not a text file?)");
+  const TempConfig tab("uts_test_tab.conf", "tree\t=\tgeo\ndepth =\t5\t# tabs are blanks\n");
+  CHECK(parse({"--config", tab.path}).tree.depth == 5);
 }
