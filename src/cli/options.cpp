@@ -52,20 +52,20 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
   if (command_line.empty()) command_line.emplace_back("uts");
   RunConfig cfg;
   cfg.command_line = command_line;  // as given, for the record
-  command_line = join_verbose_levels(command_line);
+  command_line = normalize_tokens(command_line);
 
   // First pass: the command line alone, to find --preset/--config.
   const auto first = parse_tokens(options, command_line);
-  if (first.count("help")) {
+  if (flag_on(first, "help")) {
     cfg.show_help = true;
     cfg.help_text = options.help();
     return cfg;
   }
-  if (first.count("version")) {
+  if (flag_on(first, "version")) {
     cfg.show_version = true;
     return cfg;
   }
-  if (first.count("list-presets")) {
+  if (flag_on(first, "list-presets")) {
     cfg.show_presets = true;
     return cfg;
   }
@@ -105,14 +105,8 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
       cfg.preset_base = cfg.preset;
       cfg.preset.clear();
       std::vector<std::string> without_expected;
-      for (std::size_t i = 0; i < preset_tokens.size(); ++i) {
-        const std::string& t = preset_tokens[i];
-        if (t == "--expect-size" || t == "--expect-depth" || t == "--expect-leaves") {
-          ++i;  // and its value
-          continue;
-        }
-        without_expected.push_back(t);
-      }
+      for (const std::string& t : preset_tokens)  // one --key=value token per entry
+        if (t.rfind("--expect-", 0) != 0) without_expected.push_back(t);
       r = parse_tokens(options, assemble(without_expected));
     }
   }

@@ -185,6 +185,37 @@ def main():
             tally.check(ok, "control characters escaped: %r" % [a[:40] for a in args],
                         "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
 
+        # A flag takes =true/=false (1/0, any case) as written, read as its
+        # value everywhere; any other value is refused naming the flag.
+        small = ["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]
+        for args, check, what in (
+                (["--sequential=false", "--format", "json"],
+                 lambda p, r: r.get("engine", {}).get("kind") == "parallel", "--sequential=false runs the parallel engine"),
+                (["--sequential=TRUE", "--format", "json"],
+                 lambda p, r: r.get("engine", {}).get("kind") == "sequential", "--sequential=TRUE runs the sequential engine"),
+                (["--verify=false", "--expect-size", "5", "--format", "json"],
+                 lambda p, r: "engine" in r and r.get("verified") is None, "--verify=false does not verify"),
+                (["--smt=false", "--format", "json"],
+                 lambda p, r: r.get("placement", {}).get("smt") is False, "--smt=false records smt: false"),
+                (["--progress=0", "--no-progress"], lambda p, r: p.stderr == "", "--progress=0 --no-progress: off"),
+                (["--help=false", "--format", "json"], lambda p, r: "engine" in r, "--help=false runs"),
+                (["--version=0", "--format", "json"], lambda p, r: "engine" in r, "--version=0 runs")):
+            proc = run_uts(binary, small + args, timeout=60)
+            try:
+                rec = json.loads(proc.stdout) if proc.returncode == 0 and "--format" in args else {}
+            except ValueError:
+                rec = {}  # not a record (the help text, say)
+            tally.check(proc.returncode == 0 and check(proc, rec), what,
+                        "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:300], proc.stderr[:300]))
+        for args, needle in ((["--sequential=yes"], "--sequential: 'yes' is not true, false, 1 or 0"),
+                             (["--verify=t"], "--verify: 't' is not true, false, 1 or 0"),
+                             (["--progress=1", "--no-progress"], "--progress and --no-progress contradict"),
+                             (["--help=maybe"], "-h/--help: 'maybe'")):
+            proc = run_uts(binary, small + args, timeout=30)
+            lines = proc.stderr.strip().splitlines()
+            tally.check(proc.returncode == 2 and len(lines) == 1 and needle in lines[0] and proc.stdout == "",
+                        "flag value refused: %s" % args, "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+
         # Thread counts from the environment: the same checks as --threads
         # (the OpenMP runtime may print its own warning too: one uts line).
         for value in ("abc", "-2", "0", "5000", "1.5"):

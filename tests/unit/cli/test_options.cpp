@@ -359,6 +359,64 @@ bool has_control(const std::string& s) {
 }
 }  // namespace
 
+TEST_CASE("flags take =true/=false (and 1/0, any case) as written; other values are refused") {
+  CHECK(parse({"--sequential"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=false"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=0"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=FALSE"}).engine.sequential);
+  CHECK(parse({"--sequential=True"}).engine.sequential);
+  CHECK(parse({"--sequential=1"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential", "--sequential=false"}).engine.sequential);  // the last one wins
+  CHECK(parse({"--sequential=false", "--sequential"}).engine.sequential);
+  // Read as a value, not a count: a false flag is as good as absent.
+  const auto verify = parse({"--verify=false", "--expect-size", "5"});
+  CHECK_FALSE(verify.verify);
+  CHECK(verify.expected.size == 5u);
+  CHECK(error_of({"--verify=false"}).empty());  // no expected values needed to not verify
+  CHECK(parse({"--preset", "T1", "--verify=1"}).verify);
+  CHECK(parse({"--bind", "compact", "--smt"}).engine.bind.smt);
+  CHECK_FALSE(parse({"--bind", "compact", "--smt=false"}).engine.bind.smt);
+  CHECK(error_of({"--bind", "none", "--smt=false"}).empty());  // off: nothing that does not apply
+  CHECK(error_of({"--bind", "none", "--smt"}).find("--smt does not apply") == 0);
+  CHECK(error_of({"--sequential=false", "--threads", "3"}).empty());
+  CHECK(error_of({"--workload", "pool", "--verify=false"}).empty());
+  // --progress and its negation.
+  CHECK(parse({"--progress"}).progress == cli::Progress::on);
+  CHECK(parse({"--no-progress"}).progress == cli::Progress::off);
+  CHECK(parse({"--progress=false"}).progress == cli::Progress::automatic);
+  CHECK(parse({"--no-progress=false"}).progress == cli::Progress::automatic);
+  CHECK(parse({"--progress=0", "--no-progress"}).progress == cli::Progress::off);
+  CHECK(parse({"--progress", "--no-progress=0"}).progress == cli::Progress::on);
+  CHECK(error_of({"--progress=1", "--no-progress"}).find("contradict") != std::string::npos);
+  // --help, --version, --list-presets: false means not asked.
+  CHECK(parse({"--help"}).show_help);
+  CHECK(parse({"-h"}).show_help);
+  CHECK_FALSE(parse({"--help=false"}).show_help);
+  CHECK_FALSE(parse({"--version=false"}).show_version);
+  CHECK(parse({"--version=true"}).show_version);
+  CHECK_FALSE(parse({"--list-presets=0"}).show_presets);
+  // Anything else is refused, naming the flag (cxxopts alone took "t").
+  for (const char* bad : {"--sequential=yes", "--sequential=t", "--sequential=", "--sequential=2",
+                          "--sequential=false\n"}) {
+    CAPTURE(bad);
+    CHECK(error_of({bad}).find("--sequential: '") == 0);
+  }
+  CHECK(error_of({"--help=no"}).find("-h/--help: 'no' is not true, false, 1 or 0") == 0);
+  CHECK(error_of({"--verify=on"}).find("--verify") == 0);
+  // The value of another option is left alone, even when it looks like a flag.
+  CHECK(parse({"--output", "--verify=maybe"}).output_file == "--verify=maybe");
+  // -v levels are not flags.
+  CHECK(parse({"-vv"}).verbose == 2);
+  CHECK(parse({"-v", "-v", "2"}).verbose == 3);
+}
+
+TEST_CASE("a flag in a config file is refused naming file:line and the command-line option") {
+  const TempConfig cfg("uts_test_flag.conf", "tree = geo\nverify = false\n");
+  const std::string e = error_of({"--config", cfg.path});
+  CHECK(e.find(cfg.path + ":2: 'verify' cannot be set in a file") == 0);
+  CHECK(e.find("--verify") != std::string::npos);
+}
+
 TEST_CASE("messages echo control characters escaped: one line, never a forged one") {
   const std::string victim = error_of({"--victim", "hier\nuts: fake"});
   CHECK(victim == "--victim: 'hier\\nuts: fake' is not random, linear, tree or hier");
