@@ -85,8 +85,10 @@ std::vector<std::string> normalize_tokens(const std::vector<std::string>& args) 
   return out;
 }
 
-void append_file_tokens(cxxopts::Options& options, const std::string& path, std::vector<std::string>& tokens) {
+std::vector<ConfigEntry> append_file_tokens(cxxopts::Options& options, const std::string& path,
+                                            std::vector<std::string>& tokens) {
   const std::vector<ConfigEntry> entries = read_config_file(path);
+  std::vector<ConfigEntry> used;
   const ConfigEntry* chunk_entry = nullptr;
   const ConfigEntry* steal_entry = nullptr;
   std::optional<StealPolicy> chunk, steal;
@@ -108,10 +110,14 @@ void append_file_tokens(cxxopts::Options& options, const std::string& path, std:
     } catch (const UsageError& err) {
       throw UsageError(where + err.what());
     }
+    ConfigEntry origin = e;
+    origin.key = key;
     if (key == "chunk") {
       chunk_entry = &e;
       chunk = scratch.engine.steal;
       tokens.push_back("--steal=chunk:" + std::to_string(chunk->chunk));
+      origin.key = "steal";
+      used.push_back(std::move(origin));
       continue;
     }
     if (key == "steal") {
@@ -119,6 +125,7 @@ void append_file_tokens(cxxopts::Options& options, const std::string& path, std:
       steal = scratch.engine.steal;
     }
     tokens.push_back(token.back());
+    used.push_back(std::move(origin));
   }
   if (chunk && steal && !(*chunk == *steal)) {
     const ConfigEntry& later = chunk_entry->line > steal_entry->line ? *chunk_entry : *steal_entry;
@@ -127,6 +134,7 @@ void append_file_tokens(cxxopts::Options& options, const std::string& path, std:
                      "' disagrees with '" + earlier.key + " = " + earlier.value + "' on line " +
                      std::to_string(earlier.line) + " (chunk = K means steal = chunk:K)");
   }
+  return used;
 }
 
 }  // namespace uts::cli

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_file.hpp"
+
 namespace uts::cli {
 
 // Parse tokens (argv[0] first); a UsageError for anything cxxopts refuses or
@@ -33,7 +35,10 @@ std::vector<std::string> normalize_tokens(const std::vector<std::string>& args);
 // `--key=value` token each). A file's `chunk = K` becomes
 // `steal = chunk:K`, so the later of a file's and the command line's steal
 // settings wins as for any other key; a file that sets both must have them
-// agree.
-void append_file_tokens(cxxopts::Options& options, const std::string& path, std::vector<std::string>& tokens);
+// agree. Returns the entries turned into tokens, each keyed by the long name
+// of the option it sets ("steal" for chunk), so that an error found later,
+// on the merged options, can name the file:line a value came from.
+std::vector<ConfigEntry> append_file_tokens(cxxopts::Options& options, const std::string& path,
+                                            std::vector<std::string>& tokens);
 
 }  // namespace uts::cli

@@ -185,6 +185,35 @@ def main():
             tally.check(ok, "control characters escaped: %r" % [a[:40] for a in args],
                         "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
 
+        # Every value a config or preset file sets that is refused names the
+        # file:line, also when it is found wrong only beside the others.
+        presets = os.path.join(tmp, "presets")
+        os.mkdir(presets)
+        config(presets, "Broken.conf", "description = a broken preset\ntree = geo\nshape = fixed\ndepth = -4\n")
+        for text, extra, needle in (
+                ("tree = geo\ndepth = -4\n", [], ":2: -d/--depth must not be negative"),
+                ("seed = 4294967296\n", [], ":1: -r/--seed must fit in a signed 32-bit integer"),
+                ("counters = cycles,bogus\n", [], ":1: --counters: 'bogus' is not one of"),
+                ("workload = pool\nops = 0\n", [], ":2: --ops: 0 is out of range"),
+                ("workload = pool\nmix = 5\nproducers = 1\n", [], ":3: --mix and --producers do not go together"),
+                ("workload = pool\nproducers = 3\n", ["--threads", "2"], ":2: --producers 3: must be from 1"),
+                ("victim = random\nsteal-local = one\n", [], ":2: --steal-local applies only to --victim hier"),
+                ("rng = paper2003\n", [], ":1: --rng paper2003 needs --root-id HEX"),
+                ("tree = bin\nq = 0.3\nm = 5\n", [], ":3: -q * -m >= 1"),
+                ("verify = false\n", [], ":1: 'verify' cannot be set in a file (give --verify on the command line)")):
+            path = config(tmp, "where.conf", text)
+            proc = run_uts(binary, ["--config", path] + extra, timeout=30)
+            lines = proc.stderr.strip().splitlines()
+            ok = (proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("uts: " + path + needle)
+                  and proc.stdout == "")
+            tally.check(ok, "a config file's refused value names file:line: %r" % text,
+                        "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+        env = dict(os.environ, UTS_PRESET_DIR=presets)
+        proc = subprocess.run([binary, "--preset", "broken"], capture_output=True, text=True, env=env, timeout=30)
+        want = "uts: " + os.path.join(presets, "Broken.conf") + ":4: -d/--depth must not be negative\n"
+        tally.check(proc.returncode == 2 and proc.stderr == want and proc.stdout == "",
+                    "a preset file's refused value names file:line", proc.stderr)
+
         # A flag takes =true/=false (1/0, any case) as written, read as its
         # value everywhere; any other value is refused naming the flag.
         small = ["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]

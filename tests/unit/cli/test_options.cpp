@@ -457,3 +457,77 @@ TEST_CASE("config files: LF, CRLF and lone CR end lines alike; other control cha
   const TempConfig tab("uts_test_tab.conf", "tree\t=\tgeo\ndepth =\t5\t# tabs are blanks\n");
   CHECK(parse({"--config", tab.path}).tree.depth == 5);
 }
+
+TEST_CASE("every value a file sets that is refused names the file:line, alone or beside others") {
+  struct Case {
+    const char* text;
+    std::vector<std::string> args;  // besides --config
+    const char* where;              // ":N: " expected after the path
+    const char* says;
+  };
+  const Case cases[] = {
+      {"tree = geo\n# comment\ndepth = -4\n", {}, ":3: ", "-d/--depth must not be negative"},
+      {"seed = 4294967296\n", {}, ":1: ", "-r/--seed must fit in a signed 32-bit integer"},
+      {"b0 = 0\n", {}, ":1: ", "-b/--b0 must be a positive number"},
+      {"tree = bin\nq = 1.5\n", {}, ":2: ", "-q/--q must lie in [0,1]"},
+      {"tree = bin\nq = 0.3\nm = 5\n", {}, ":3: ", "-q * -m >= 1"},
+      {"granularity = 0\n", {}, ":1: ", "-g/--granularity"},
+      {"rng = paper2003\n", {}, ":1: ", "--rng paper2003 needs --root-id"},
+      {"counters = cycles,bogus\n", {}, ":1: ", "--counters: 'bogus' is not one of"},
+      {"counters = cycles,cycles\n", {}, ":1: ", "--counters: 'cycles' named twice"},
+      {"ops = 5\n", {}, ":1: ", "--ops applies only to --workload pool"},
+      {"workload = pool\nops = 0\n", {}, ":2: ", "--ops: 0 is out of range"},
+      {"workload = pool\ntrials = 0\n", {}, ":2: ", "--trials: 0 is out of range"},
+      {"workload = pool\nmix = 101\n", {}, ":2: ", "--mix: 101 is out of range"},
+      {"workload = pool\nmix = 5\nproducers = 1\n", {}, ":3: ", "--mix and --producers do not go together"},
+      {"workload = pool\nproducers = 9\n", {"--threads", "2"}, ":2: ", "--producers 9"},
+      {"workload = pool\narrangement = spread\n", {}, ":2: ", "--arrangement applies only with --producers"},
+      {"workload = pool\nprotocol = locked\n", {}, ":2: ", "--workload pool and --protocol locked"},
+      {"victim = tree\nsteal-local = one\n", {}, ":2: ", "--steal-local applies only to --victim hier"},
+      {"domains = 8\n", {"--threads", "2"}, ":1: ", "--domains 8: more domains than threads"},
+      {"protocol = chaselev\nsteal = half\n", {}, ":2: ", "--protocol chaselev and --steal half"},
+      {"trace-events = 5\n", {}, ":1: ", "--trace-events applies only with --trace"},
+      {"work-baseline = sequential\nmax-nodes = 10\n", {}, ":2: ", "--work-baseline sequential and --max-nodes"},
+      {"threads = 3\n", {"--protocol", "chaselev", "--steal", "half"}, "", "--protocol chaselev and --steal half"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const TempConfig cfg("uts_test_where.conf", c.text);
+    std::vector<std::string> args{"--config", cfg.path};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const std::string e = error_of(args);
+    CAPTURE(e);
+    const std::string prefix = *c.where ? cfg.path + c.where : std::string();
+    CHECK(e.find(prefix + c.says) == 0);
+  }
+  // The same values on the command line keep their messages, without a file.
+  CHECK(error_of({"-d", "-4"}) == "-d/--depth must not be negative");
+  CHECK(error_of({"--counters", "bogus"}).find("--counters: 'bogus'") == 0);
+  // The command line's value wins, so an error about it names no file.
+  const TempConfig cfg("uts_test_where.conf", "depth = 3\n");
+  CHECK(error_of({"--config", cfg.path, "-d", "-4"}) == "-d/--depth must not be negative");
+  const TempConfig ok("uts_test_where2.conf", "depth = -4\n");
+  CHECK(error_of({"--config", ok.path, "-d", "3"}).empty());
+}
+
+TEST_CASE("a preset file's refused values name the preset's file:line") {
+  const std::string dir = "uts_test_presets";
+  std::filesystem::create_directory(dir);
+  const std::string path = dir + "/Broken.conf";
+  {
+    std::ofstream f(path);
+    f << "description = a broken preset\ntree = geo\ndepth = -4\n";
+  }
+  const char* old = std::getenv("UTS_PRESET_DIR");
+  const std::string saved = old ? old : "";
+  ::setenv("UTS_PRESET_DIR", dir.c_str(), 1);
+  const std::string e = error_of({"--preset", "broken"});
+  CHECK(e == path + ":3: -d/--depth must not be negative");
+  // A config file on top sets depth: its line is the one named.
+  const TempConfig cfg("uts_test_over.conf", "depth = -5\n");
+  CHECK(error_of({"--preset", "broken", "--config", cfg.path}) == cfg.path + ":1: -d/--depth must not be negative");
+  CHECK(error_of({"--preset", "broken", "-d", "4"}).empty());
+  if (old) ::setenv("UTS_PRESET_DIR", saved.c_str(), 1);
+  else ::unsetenv("UTS_PRESET_DIR");
+  std::filesystem::remove_all(dir);
+}
