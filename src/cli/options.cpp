@@ -60,6 +60,16 @@ std::string located(const std::string& message, const Origins& from_file) {
   const Origin* where = nullptr;
   auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
   for (std::size_t i = 0; i < message.size(); ++i) {
+    // A quoted value ('-d', as a user typed it) names no option; an
+    // apostrophe inside a word (preset T1's tree) opens no quote.
+    if (message[i] == '\'' && (i == 0 || !word(message[i - 1]))) {
+      std::size_t close = message.find('\'', i + 1);
+      while (close != std::string::npos && close + 1 < message.size() && word(message[close + 1]))
+        close = message.find('\'', close + 1);
+      if (close == std::string::npos) break;
+      i = close;
+      continue;
+    }
     if (message[i] != '-' || (i > 0 && (word(message[i - 1]) || message[i - 1] == '-'))) continue;
     std::string name;
     if (message.compare(i, 2, "--") == 0) {

@@ -475,6 +475,7 @@ TEST_CASE("every value a file sets that is refused names the file:line, alone or
       {"rng = paper2003\n", {}, ":1: ", "--rng paper2003 needs --root-id"},
       {"counters = cycles,bogus\n", {}, ":1: ", "--counters: 'bogus' is not one of"},
       {"counters = cycles,cycles\n", {}, ":1: ", "--counters: 'cycles' named twice"},
+      {"counters = -d\ndepth = 5\n", {}, ":1: ", "--counters: '-d' is not one of"},  // a quoted value names no option
       {"ops = 5\n", {}, ":1: ", "--ops applies only to --workload pool"},
       {"workload = pool\nops = 0\n", {}, ":2: ", "--ops: 0 is out of range"},
       {"workload = pool\ntrials = 0\n", {}, ":2: ", "--trials: 0 is out of range"},
