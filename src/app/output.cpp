@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "base/printable.hpp"
 #include "cli/usage_error.hpp"
 
 namespace uts::app {
@@ -145,7 +146,8 @@ void RecordFile::append(const std::string& json_line, const std::string& csv_row
         // Nothing more to do: the message below says the record was not written.
       }
   }
-  throw OutputError("--output: cannot append the record to '" + path_ + "': " + reason(err));
+  // OutputError is no UsageError: the path a user gave is made printable here.
+  throw OutputError(printable_line("--output: cannot append the record to '" + path_ + "': " + reason(err)));
 }
 
 WholeFile::WholeFile(const std::string& path) : path_(path) {
@@ -177,7 +179,7 @@ void WholeFile::write(const std::string& text) {
   if (err == 0 && !tmp_.empty() && ::rename(tmp_.c_str(), path_.c_str()) != 0) err = errno;
   if (err != 0) {
     if (!tmp_.empty()) ::unlink(tmp_.c_str());
-    throw OutputError("cannot write '" + path_ + "': " + reason(err));
+    throw OutputError(printable_line("cannot write '" + path_ + "': " + reason(err)));
   }
 }
 

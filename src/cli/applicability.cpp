@@ -114,18 +114,17 @@ bool lenient(const Rule& rule) { return std::string(rule.option) == "chunk" && r
 void check_applicability(const cxxopts::ParseResult& command_line, const cxxopts::ParseResult& merged,
                          RunConfig& cfg) {
   for (const Rule& rule : kRules) {
-    if (!rule.applies_not(cfg) || !merged.count(rule.option)) continue;
+    if (!rule.applies_not(cfg) || !is_set(merged, rule.option)) continue;
     // Built with +=: GCC 12 warns falsely (-Wrestrict) on some chains of +.
     std::string text = label(rule.option);
-    if (command_line.count(rule.option) && !lenient(rule)) {
+    if (is_set(command_line, rule.option) && !lenient(rule)) {
       text += " does not apply to ";
       text += rule.because;
       text += ": ";
       text += rule.why;
       throw UsageError(text);
     }
-    const std::string option = rule.option;
-    if (option != "verify" && option != "progress" && option != "no-progress") {
+    if (find_option(rule.option)->arg) {  // a flag has no value to show
       text += ' ';
       text += value_of<std::string>(merged, rule.option);
     }

@@ -27,7 +27,7 @@ cxxopts::ParseResult parse_tokens(cxxopts::Options& options, const std::vector<s
   }
 }
 
-std::vector<std::string> join_verbose_levels(const std::vector<std::string>& args) {
+std::vector<std::string> normalize_tokens(const std::vector<std::string>& args) {
   std::set<std::string> takes_value;  // "-d", "--depth", ...: the next token is their value
   for (const OptionSpec& o : option_specs()) {
     if (!o.arg || o.implicit) continue;
@@ -56,6 +56,16 @@ std::vector<std::string> join_verbose_levels(const std::vector<std::string>& arg
       out.push_back("--verbose=" + a.substr(2));
       continue;
     }
+    if (a.compare(0, 2, "--") == 0 && a.find('=') != std::string::npos) {
+      const std::string name = a.substr(2, a.find('=') - 2);
+      if (const OptionSpec* spec = find_option(name); spec && !spec->arg && name.size() > 1) {
+        const std::string text = a.substr(a.find('=') + 1);
+        const auto on = flag_value(text);
+        if (!on) throw UsageError(label(spec->name) + ": '" + text + "' is not true, false, 1 or 0 (a flag's value)");
+        out.push_back("--" + name + (*on ? "=true" : "=false"));
+        continue;
+      }
+    }
     out.push_back(a);
     // A value-taking option alone in its token takes the next token as its
     // value; in a short group (-tv), the first value-taking letter takes the
@@ -75,8 +85,10 @@ std::vector<std::string> join_verbose_levels(const std::vector<std::string>& arg
   return out;
 }
 
-void append_file_tokens(cxxopts::Options& options, const std::string& path, std::vector<std::string>& tokens) {
+std::vector<ConfigEntry> append_file_tokens(cxxopts::Options& options, const std::string& path,
+                                            std::vector<std::string>& tokens) {
   const std::vector<ConfigEntry> entries = read_config_file(path);
+  std::vector<ConfigEntry> used;
   const ConfigEntry* chunk_entry = nullptr;
   const ConfigEntry* steal_entry = nullptr;
   std::optional<StealPolicy> chunk, steal;
@@ -85,27 +97,35 @@ void append_file_tokens(cxxopts::Options& options, const std::string& path, std:
     const std::string where = e.file + ":" + std::to_string(e.line) + ": ";
     // Files may also use the reference's one-letter names (q = 0.2, m = 5).
     const OptionSpec* spec = find_option(e.key);
-    if (!spec || !spec->in_files) throw UsageError(where + "unknown key '" + e.key + "'");
+    if (!spec) throw UsageError(where + "unknown key '" + e.key + "'");
+    if (!spec->in_files)
+      throw UsageError(where + "'" + e.key + "' cannot be set in a file (give " + label(spec->name) +
+                       " on the command line)");
     const std::string key = spec->name;
     RunConfig scratch;
+    std::vector<std::string> token;
     try {
-      fill_config(parse_tokens(options, {"uts", "--" + key, e.value}), scratch);
+      token = normalize_tokens({"uts", "--" + key + "=" + e.value});
+      fill_config(parse_tokens(options, token), scratch);
     } catch (const UsageError& err) {
       throw UsageError(where + err.what());
     }
+    ConfigEntry origin = e;
+    origin.key = key;
     if (key == "chunk") {
       chunk_entry = &e;
       chunk = scratch.engine.steal;
-      tokens.push_back("--steal");
-      tokens.push_back("chunk:" + std::to_string(chunk->chunk));
+      tokens.push_back("--steal=chunk:" + std::to_string(chunk->chunk));
+      origin.key = "steal";
+      used.push_back(std::move(origin));
       continue;
     }
     if (key == "steal") {
       steal_entry = &e;
       steal = scratch.engine.steal;
     }
-    tokens.push_back("--" + key);
-    tokens.push_back(e.value);
+    tokens.push_back(token.back());
+    used.push_back(std::move(origin));
   }
   if (chunk && steal && !(*chunk == *steal)) {
     const ConfigEntry& later = chunk_entry->line > steal_entry->line ? *chunk_entry : *steal_entry;
@@ -114,6 +134,7 @@ void append_file_tokens(cxxopts::Options& options, const std::string& path, std:
                      "' disagrees with '" + earlier.key + " = " + earlier.value + "' on line " +
                      std::to_string(earlier.line) + " (chunk = K means steal = chunk:K)");
   }
+  return used;
 }
 
 }  // namespace uts::cli

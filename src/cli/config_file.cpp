@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/printable.hpp"
 #include "cli/usage_error.hpp"
 #include "uts_build_config.hpp"
 
@@ -48,12 +49,20 @@ std::vector<ConfigEntry> read_config_file(const std::string& path) {
   std::vector<ConfigEntry> entries;
   std::size_t start = 0;
   for (int line_no = 1; start < text.size(); ++line_no) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
+    // A line ends at LF, CRLF or a lone CR (a file saved on Windows or by an
+    // old Mac editor reads as it looks, line numbers included).
+    const std::size_t end = std::min(text.find_first_of("\r\n", start), text.size());
     const std::string raw = text.substr(start, end - start);
-    start = end + 1;
+    start = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
     if (raw.find('\0') != std::string::npos) throw UsageError(where + "a NUL byte (not a text file?)");
     if (raw.size() > kMaxLine) throw UsageError(where + "a line longer than 4096 characters");
+    // Other control characters (an escape sequence, a form feed) have no
+    // place in a key or a value, and a value is echoed in messages and in
+    // --list-presets; tabs are blanks.
+    for (const char c : raw)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f')
+        throw UsageError(where + "a control character " + printable(std::string(1, c)) + " (not a text file?)");
     const auto hash = raw.find('#');
     const std::string line = trim(hash == std::string::npos ? raw : raw.substr(0, hash));
     if (line.empty()) continue;

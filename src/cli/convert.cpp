@@ -2,6 +2,7 @@
 // range checks, each failure a UsageError naming the option.
 #include "cli/convert.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -72,6 +73,29 @@ std::uint64_t value_of<std::uint64_t>(const cxxopts::ParseResult& r, const std::
   if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
     throw UsageError(label(name) + ": '" + text + "' is not a non-negative integer");
   return v;
+}
+
+std::optional<bool> flag_value(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "true" || lower == "1") return true;
+  if (lower == "false" || lower == "0") return false;
+  return std::nullopt;
+}
+
+bool flag_on(const cxxopts::ParseResult& r, const std::string& name) {
+  if (!r.count(name)) return false;
+  try {
+    return r[name].as<bool>();
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(label(name) + ": " + plain_quotes(e.what()));
+  }
+}
+
+bool is_set(const cxxopts::ParseResult& r, const std::string& name) {
+  const OptionSpec* spec = find_option(name);
+  if (spec && !spec->arg) return flag_on(r, name);
+  return r.count(name) > 0;
 }
 
 std::int64_t int_in_range(const cxxopts::ParseResult& r, const std::string& name, std::int64_t lo, std::int64_t hi) {

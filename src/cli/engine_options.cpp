@@ -48,7 +48,7 @@ void check_protocol_steal(const ProtocolTraits& p, const StealPolicy& steal, con
 }
 
 void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_threads) {
-  e.sequential = r.count("sequential") > 0;
+  e.sequential = flag_on(r, "sequential");
   e.threads = r.count("threads") ? threads_of(r, "threads") : default_threads;
   // -T and -c come only from the command line (files turn chunk into steal),
   // where check_spellings_agree has made sure they agree with --threads and
@@ -107,7 +107,7 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
     if (auto v = parse_bind(bind)) e.bind.policy = *v;
     else throw UsageError("--bind: '" + bind + "' is not compact, scatter, numa or none");
   }
-  e.bind.smt = r.count("smt") > 0;
+  e.bind.smt = flag_on(r, "smt");
   if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
   if (r.count("rank-poll")) e.ranks.poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
   if (r.count("rank-steal")) {

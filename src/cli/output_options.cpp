@@ -49,7 +49,7 @@ void fill_output(const cxxopts::ParseResult& r, RunConfig& cfg) {
   if (r.count("expect-size")) cfg.expected.size = value_of<std::uint64_t>(r, "expect-size");
   if (r.count("expect-depth")) cfg.expected.depth = value_of<std::uint64_t>(r, "expect-depth");
   if (r.count("expect-leaves")) cfg.expected.leaves = value_of<std::uint64_t>(r, "expect-leaves");
-  cfg.verify = r.count("verify") > 0;
+  cfg.verify = flag_on(r, "verify");
   if (cfg.verify && !cfg.expected.any() && !cfg.preset_base.empty())
     throw UsageError("--verify: the tree options changed preset " + cfg.preset_base +
                      "'s tree, so its expected values do not apply (give --expect-size/-depth/-leaves)");
@@ -65,9 +65,12 @@ void fill_output(const cxxopts::ParseResult& r, RunConfig& cfg) {
     cfg.output_file = value_of<std::string>(r, "output");
     if (cfg.output_file.empty()) throw UsageError("--output: empty file name");
   }
-  if (r.count("progress") && r.count("no-progress")) throw UsageError("--progress and --no-progress contradict each other");
-  if (r.count("progress")) cfg.progress = Progress::on;
-  if (r.count("no-progress")) cfg.progress = Progress::off;
+  // Each flag as its value says: --progress=0 --no-progress is consistent
+  // (off), --progress=false alone leaves the automatic choice.
+  const bool progress = flag_on(r, "progress"), no_progress = flag_on(r, "no-progress");
+  if (progress && no_progress) throw UsageError("--progress and --no-progress contradict each other");
+  if (progress) cfg.progress = Progress::on;
+  if (no_progress) cfg.progress = Progress::off;
   cfg.verbose = verbose_level(r);
 }
 

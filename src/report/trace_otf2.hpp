@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/printable.hpp"
 #include "report/record.hpp"
 
 namespace uts {
@@ -24,9 +25,11 @@ bool is_otf2_path(const std::string& path);
 // otherwise why not, in a few words.
 std::string otf2_target_problem(const std::string& path);
 
+// Its message names the user's --trace path: made printable (no raw control
+// character, about 1 KiB at most), as cli::UsageError's messages are.
 class Otf2Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Otf2Error(const std::string& message) : std::runtime_error(printable_line(message)) {}
 };
 
 // Writes the archive into the folder `path` (anchor file path/traces.otf2),

@@ -163,6 +163,88 @@ def main():
             tally.check(ok, "bad input %s" % args,
                         "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:200], proc.stderr[:300]))
 
+        # A value with control characters is echoed escaped: one line, and no
+        # second line that starts "uts:" (nor a raw CR, ESC or NUL byte).
+        cr_only = config(tmp, "cr_only.conf", "tree = geo\rdepth = ten\rseed = 3\r")
+        crlf = config(tmp, "crlf.conf", "tree = geo\r\n\r\nvictim = far\r\n")
+        escape = config(tmp, "escape.conf", "tree = geo\nvictim = hier\x1b[2J\n")
+        for args, needle in (
+                (["--victim", "hier\nuts: fake"], "--victim: 'hier\\nuts: fake' is not"),
+                (["--format", "json\r"], "--format: 'json\\r' is not"),
+                (["--init", "\x1b[31mroot"], "--init: '\\x1b[31mroot' is not"),
+                (["--tree", "geo\x7f"], "'geo\\x7f'"),
+                (["--config", cr_only], "cr_only.conf:2: -d/--depth: 'ten'"),
+                (["--config", crlf], "crlf.conf:3: --victim: 'far'"),
+                (["--config", escape], "escape.conf:2: a control character \\x1b"),
+                (["--victim", "v" * 100000], "bytes left out)...vvvv")):
+            proc = run_uts(binary, args, timeout=30)
+            lines = proc.stderr.split("\n")
+            ok = (proc.returncode == 2 and proc.stdout == "" and len(lines) == 2 and lines[1] == ""
+                  and lines[0].startswith("uts: ") and needle in lines[0] and len(lines[0]) < 1100
+                  and not any(ord(c) < 0x20 or ord(c) == 0x7f for c in lines[0]))
+            tally.check(ok, "control characters escaped: %r" % [a[:40] for a in args],
+                        "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+
+        # Every value a config or preset file sets that is refused names the
+        # file:line, also when it is found wrong only beside the others.
+        presets = os.path.join(tmp, "presets")
+        os.mkdir(presets)
+        config(presets, "Broken.conf", "description = a broken preset\ntree = geo\nshape = fixed\ndepth = -4\n")
+        for text, extra, needle in (
+                ("tree = geo\ndepth = -4\n", [], ":2: -d/--depth must not be negative"),
+                ("seed = 4294967296\n", [], ":1: -r/--seed must fit in a signed 32-bit integer"),
+                ("counters = cycles,bogus\n", [], ":1: --counters: 'bogus' is not one of"),
+                ("workload = pool\nops = 0\n", [], ":2: --ops: 0 is out of range"),
+                ("workload = pool\nmix = 5\nproducers = 1\n", [], ":3: --mix and --producers do not go together"),
+                ("workload = pool\nproducers = 3\n", ["--threads", "2"], ":2: --producers 3: must be from 1"),
+                ("victim = random\nsteal-local = one\n", [], ":2: --steal-local applies only to --victim hier"),
+                ("rng = paper2003\n", [], ":1: --rng paper2003 needs --root-id HEX"),
+                ("tree = bin\nq = 0.3\nm = 5\n", [], ":3: -q * -m >= 1"),
+                ("verify = false\n", [], ":1: 'verify' cannot be set in a file (give --verify on the command line)")):
+            path = config(tmp, "where.conf", text)
+            proc = run_uts(binary, ["--config", path] + extra, timeout=30)
+            lines = proc.stderr.strip().splitlines()
+            ok = (proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("uts: " + path + needle)
+                  and proc.stdout == "")
+            tally.check(ok, "a config file's refused value names file:line: %r" % text,
+                        "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+        env = dict(os.environ, UTS_PRESET_DIR=presets)
+        proc = subprocess.run([binary, "--preset", "broken"], capture_output=True, text=True, env=env, timeout=30)
+        want = "uts: " + os.path.join(presets, "Broken.conf") + ":4: -d/--depth must not be negative\n"
+        tally.check(proc.returncode == 2 and proc.stderr == want and proc.stdout == "",
+                    "a preset file's refused value names file:line", proc.stderr)
+
+        # A flag takes =true/=false (1/0, any case) as written, read as its
+        # value everywhere; any other value is refused naming the flag.
+        small = ["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]
+        for args, check, what in (
+                (["--sequential=false", "--format", "json"],
+                 lambda p, r: r.get("engine", {}).get("kind") == "parallel", "--sequential=false runs the parallel engine"),
+                (["--sequential=TRUE", "--format", "json"],
+                 lambda p, r: r.get("engine", {}).get("kind") == "sequential", "--sequential=TRUE runs the sequential engine"),
+                (["--verify=false", "--expect-size", "5", "--format", "json"],
+                 lambda p, r: "engine" in r and r.get("verified") is None, "--verify=false does not verify"),
+                (["--smt=false", "--format", "json"],
+                 lambda p, r: r.get("placement", {}).get("smt") is False, "--smt=false records smt: false"),
+                (["--progress=0", "--no-progress"], lambda p, r: p.stderr == "", "--progress=0 --no-progress: off"),
+                (["--help=false", "--format", "json"], lambda p, r: "engine" in r, "--help=false runs"),
+                (["--version=0", "--format", "json"], lambda p, r: "engine" in r, "--version=0 runs")):
+            proc = run_uts(binary, small + args, timeout=60)
+            try:
+                rec = json.loads(proc.stdout) if proc.returncode == 0 and "--format" in args else {}
+            except ValueError:
+                rec = {}  # not a record (the help text, say)
+            tally.check(proc.returncode == 0 and check(proc, rec), what,
+                        "rc=%d stdout=%r stderr=%r" % (proc.returncode, proc.stdout[:300], proc.stderr[:300]))
+        for args, needle in ((["--sequential=yes"], "--sequential: 'yes' is not true, false, 1 or 0"),
+                             (["--verify=t"], "--verify: 't' is not true, false, 1 or 0"),
+                             (["--progress=1", "--no-progress"], "--progress and --no-progress contradict"),
+                             (["--help=maybe"], "-h/--help: 'maybe'")):
+            proc = run_uts(binary, small + args, timeout=30)
+            lines = proc.stderr.strip().splitlines()
+            tally.check(proc.returncode == 2 and len(lines) == 1 and needle in lines[0] and proc.stdout == "",
+                        "flag value refused: %s" % args, "rc=%d stderr=%r" % (proc.returncode, proc.stderr[:300]))
+
         # Thread counts from the environment: the same checks as --threads
         # (the OpenMP runtime may print its own warning too: one uts line).
         for value in ("abc", "-2", "0", "5000", "1.5"):

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -337,4 +339,196 @@ TEST_CASE("hex root ids are right-aligned") {
   CHECK_FALSE(parse_root_id(std::string(41, '1')));
   CHECK_FALSE(parse_root_id(""));
   CHECK_FALSE(parse_root_id("12 4"));
+}
+
+namespace {
+// A config file for one test, removed when the test ends.
+struct TempConfig {
+  std::string path;
+  TempConfig(std::string name, const std::string& text) : path(std::move(name)) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+  }
+  ~TempConfig() { std::remove(path.c_str()); }
+};
+
+bool has_control(const std::string& s) {
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("flags take =true/=false (and 1/0, any case) as written; other values are refused") {
+  CHECK(parse({"--sequential"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=false"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=0"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential=FALSE"}).engine.sequential);
+  CHECK(parse({"--sequential=True"}).engine.sequential);
+  CHECK(parse({"--sequential=1"}).engine.sequential);
+  CHECK_FALSE(parse({"--sequential", "--sequential=false"}).engine.sequential);  // the last one wins
+  CHECK(parse({"--sequential=false", "--sequential"}).engine.sequential);
+  // Read as a value, not a count: a false flag is as good as absent.
+  const auto verify = parse({"--verify=false", "--expect-size", "5"});
+  CHECK_FALSE(verify.verify);
+  CHECK(verify.expected.size == 5u);
+  CHECK(error_of({"--verify=false"}).empty());  // no expected values needed to not verify
+  CHECK(parse({"--preset", "T1", "--verify=1"}).verify);
+  CHECK(parse({"--bind", "compact", "--smt"}).engine.bind.smt);
+  CHECK_FALSE(parse({"--bind", "compact", "--smt=false"}).engine.bind.smt);
+  CHECK(error_of({"--bind", "none", "--smt=false"}).empty());  // off: nothing that does not apply
+  CHECK(error_of({"--bind", "none", "--smt"}).find("--smt does not apply") == 0);
+  CHECK(error_of({"--sequential=false", "--threads", "3"}).empty());
+  CHECK(error_of({"--workload", "pool", "--verify=false"}).empty());
+  // --progress and its negation.
+  CHECK(parse({"--progress"}).progress == cli::Progress::on);
+  CHECK(parse({"--no-progress"}).progress == cli::Progress::off);
+  CHECK(parse({"--progress=false"}).progress == cli::Progress::automatic);
+  CHECK(parse({"--no-progress=false"}).progress == cli::Progress::automatic);
+  CHECK(parse({"--progress=0", "--no-progress"}).progress == cli::Progress::off);
+  CHECK(parse({"--progress", "--no-progress=0"}).progress == cli::Progress::on);
+  CHECK(error_of({"--progress=1", "--no-progress"}).find("contradict") != std::string::npos);
+  // --help, --version, --list-presets: false means not asked.
+  CHECK(parse({"--help"}).show_help);
+  CHECK(parse({"-h"}).show_help);
+  CHECK_FALSE(parse({"--help=false"}).show_help);
+  CHECK_FALSE(parse({"--version=false"}).show_version);
+  CHECK(parse({"--version=true"}).show_version);
+  CHECK_FALSE(parse({"--list-presets=0"}).show_presets);
+  // Anything else is refused, naming the flag (cxxopts alone took "t").
+  for (const char* bad : {"--sequential=yes", "--sequential=t", "--sequential=", "--sequential=2",
+                          "--sequential=false\n"}) {
+    CAPTURE(bad);
+    CHECK(error_of({bad}).find("--sequential: '") == 0);
+  }
+  CHECK(error_of({"--help=no"}).find("-h/--help: 'no' is not true, false, 1 or 0") == 0);
+  CHECK(error_of({"--verify=on"}).find("--verify") == 0);
+  // The value of another option is left alone, even when it looks like a flag.
+  CHECK(parse({"--output", "--verify=maybe"}).output_file == "--verify=maybe");
+  // -v levels are not flags.
+  CHECK(parse({"-vv"}).verbose == 2);
+  CHECK(parse({"-v", "-v", "2"}).verbose == 3);
+}
+
+TEST_CASE("a flag in a config file is refused naming file:line and the command-line option") {
+  const TempConfig cfg("uts_test_flag.conf", "tree = geo\nverify = false\n");
+  const std::string e = error_of({"--config", cfg.path});
+  CHECK(e.find(cfg.path + ":2: 'verify' cannot be set in a file") == 0);
+  CHECK(e.find("--verify") != std::string::npos);
+}
+
+TEST_CASE("messages echo control characters escaped: one line, never a forged one") {
+  const std::string victim = error_of({"--victim", "hier\nuts: fake"});
+  CHECK(victim == "--victim: 'hier\\nuts: fake' is not random, linear, tree or hier");
+  for (const std::string& value : {std::string("a\rb"), std::string("\x1b[2J"), std::string("x\x7f"),
+                                  std::string("\xc2\x9b" "1m"), std::string("tab\there")}) {
+    CAPTURE(value);
+    const std::string e = error_of({"--format", value});
+    CHECK(e.find("--format: '") == 0);
+    CHECK_FALSE(has_control(e));
+    CHECK(e.find("\xc2\x9b") == std::string::npos);
+  }
+  CHECK(error_of({"--bogus\x1b"}).find("\\x1b") != std::string::npos);
+  // A huge value becomes a line of about 1 KiB that says what it left out.
+  const std::string huge = error_of({"--victim", std::string(1 << 20, 'x')});
+  CHECK(huge.size() <= 1024);
+  CHECK(huge.find("--victim: 'xxx") == 0);
+  CHECK(huge.find("bytes left out") != std::string::npos);
+  CHECK(huge.find("is not random, linear, tree or hier") != std::string::npos);
+}
+
+TEST_CASE("config files: LF, CRLF and lone CR end lines alike; other control characters are refused") {
+  for (const char* eol : {"\n", "\r\n", "\r"}) {
+    CAPTURE(std::string(eol) == "\r" ? "CR" : std::string(eol) == "\n" ? "LF" : "CRLF");
+    const std::string e(eol);
+    {
+      const TempConfig cfg("uts_test_eol.conf", "# a tree" + e + "tree = geo" + e + e + "depth = 4" + e + "seed = 7");
+      const auto c = parse({"--config", cfg.path});
+      CHECK(c.tree.depth == 4);
+      CHECK(c.tree.seed == 7);
+    }
+    const TempConfig bad("uts_test_eol.conf", "tree = geo" + e + e + "depth = ten" + e);
+    const std::string msg = error_of({"--config", bad.path});
+    CHECK(msg.find(bad.path + ":3: -d/--depth: 'ten'") == 0);
+    CHECK_FALSE(has_control(msg));
+  }
+  const TempConfig esc("uts_test_esc.conf", "tree = geo\nvictim = hier\x1b[2J\n");
+  CHECK(error_of({"--config", esc.path}) == esc.path + ":2: a control character \\x1b (not a text file?)");
+  const TempConfig tab("uts_test_tab.conf", "tree\t=\tgeo\ndepth =\t5\t# tabs are blanks\n");
+  CHECK(parse({"--config", tab.path}).tree.depth == 5);
+}
+
+TEST_CASE("every value a file sets that is refused names the file:line, alone or beside others") {
+  struct Case {
+    const char* text;
+    std::vector<std::string> args;  // besides --config
+    const char* where;              // ":N: " expected after the path
+    const char* says;
+  };
+  const Case cases[] = {
+      {"tree = geo\n# comment\ndepth = -4\n", {}, ":3: ", "-d/--depth must not be negative"},
+      {"seed = 4294967296\n", {}, ":1: ", "-r/--seed must fit in a signed 32-bit integer"},
+      {"b0 = 0\n", {}, ":1: ", "-b/--b0 must be a positive number"},
+      {"tree = bin\nq = 1.5\n", {}, ":2: ", "-q/--q must lie in [0,1]"},
+      {"tree = bin\nq = 0.3\nm = 5\n", {}, ":3: ", "-q * -m >= 1"},
+      {"granularity = 0\n", {}, ":1: ", "-g/--granularity"},
+      {"rng = paper2003\n", {}, ":1: ", "--rng paper2003 needs --root-id"},
+      {"counters = cycles,bogus\n", {}, ":1: ", "--counters: 'bogus' is not one of"},
+      {"counters = cycles,cycles\n", {}, ":1: ", "--counters: 'cycles' named twice"},
+      {"counters = -d\ndepth = 5\n", {}, ":1: ", "--counters: '-d' is not one of"},  // a quoted value names no option
+      {"ops = 5\n", {}, ":1: ", "--ops applies only to --workload pool"},
+      {"workload = pool\nops = 0\n", {}, ":2: ", "--ops: 0 is out of range"},
+      {"workload = pool\ntrials = 0\n", {}, ":2: ", "--trials: 0 is out of range"},
+      {"workload = pool\nmix = 101\n", {}, ":2: ", "--mix: 101 is out of range"},
+      {"workload = pool\nmix = 5\nproducers = 1\n", {}, ":3: ", "--mix and --producers do not go together"},
+      {"workload = pool\nproducers = 9\n", {"--threads", "2"}, ":2: ", "--producers 9"},
+      {"workload = pool\narrangement = spread\n", {}, ":2: ", "--arrangement applies only with --producers"},
+      {"workload = pool\nprotocol = locked\n", {}, ":2: ", "--workload pool and --protocol locked"},
+      {"victim = tree\nsteal-local = one\n", {}, ":2: ", "--steal-local applies only to --victim hier"},
+      {"domains = 8\n", {"--threads", "2"}, ":1: ", "--domains 8: more domains than threads"},
+      {"protocol = chaselev\nsteal = half\n", {}, ":2: ", "--protocol chaselev and --steal half"},
+      {"trace-events = 5\n", {}, ":1: ", "--trace-events applies only with --trace"},
+      {"work-baseline = sequential\nmax-nodes = 10\n", {}, ":2: ", "--work-baseline sequential and --max-nodes"},
+      {"threads = 3\n", {"--protocol", "chaselev", "--steal", "half"}, "", "--protocol chaselev and --steal half"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const TempConfig cfg("uts_test_where.conf", c.text);
+    std::vector<std::string> args{"--config", cfg.path};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const std::string e = error_of(args);
+    CAPTURE(e);
+    const std::string prefix = *c.where ? cfg.path + c.where : std::string();
+    CHECK(e.find(prefix + c.says) == 0);
+  }
+  // The same values on the command line keep their messages, without a file.
+  CHECK(error_of({"-d", "-4"}) == "-d/--depth must not be negative");
+  CHECK(error_of({"--counters", "bogus"}).find("--counters: 'bogus'") == 0);
+  // The command line's value wins, so an error about it names no file.
+  const TempConfig cfg("uts_test_where.conf", "depth = 3\n");
+  CHECK(error_of({"--config", cfg.path, "-d", "-4"}) == "-d/--depth must not be negative");
+  const TempConfig ok("uts_test_where2.conf", "depth = -4\n");
+  CHECK(error_of({"--config", ok.path, "-d", "3"}).empty());
+}
+
+TEST_CASE("a preset file's refused values name the preset's file:line") {
+  const std::string dir = "uts_test_presets";
+  std::filesystem::create_directory(dir);
+  const std::string path = dir + "/Broken.conf";
+  {
+    std::ofstream f(path);
+    f << "description = a broken preset\ntree = geo\ndepth = -4\n";
+  }
+  const char* old = std::getenv("UTS_PRESET_DIR");
+  const std::string saved = old ? old : "";
+  ::setenv("UTS_PRESET_DIR", dir.c_str(), 1);
+  const std::string e = error_of({"--preset", "broken"});
+  CHECK(e == path + ":3: -d/--depth must not be negative");
+  // A config file on top sets depth: its line is the one named.
+  const TempConfig cfg("uts_test_over.conf", "depth = -5\n");
+  CHECK(error_of({"--preset", "broken", "--config", cfg.path}) == cfg.path + ":1: -d/--depth must not be negative");
+  CHECK(error_of({"--preset", "broken", "-d", "4"}).empty());
+  if (old) ::setenv("UTS_PRESET_DIR", saved.c_str(), 1);
+  else ::unsetenv("UTS_PRESET_DIR");
+  std::filesystem::remove_all(dir);
 }
