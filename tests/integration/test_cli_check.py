@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""scripts/cli-check against the uts binary: a fixed seed's generated
+command lines must all keep the command-line contract (docs/contract-check.md).
+First the checker's own teeth: wrapped binaries that break the contract in
+one way each (an abort, a wrong checksum, a second stderr line, a control
+character echoed) must each be caught.
+
+There is no list of known failures: a violation the checker finds fails
+this test, with the command that reproduces it in the log.
+
+usage: test_cli_check.py SOURCE_ROOT UTS_BINARY [--count N] [--seed S]
+"""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+
+from uts_check import Tally
+
+# Each mutant wraps the real binary and breaks one rule of the contract.
+MUTANT = r'''#!/usr/bin/python3
+import os, subprocess, sys
+REAL = %(real)r
+args = sys.argv[1:]
+if %(kind)r == "abort" and "--sha1" in args:
+    os.abort()
+p = subprocess.run([REAL] + args, capture_output=True)
+out, err = p.stdout, p.stderr
+if %(kind)r == "checksum":
+    out = out.replace(b'"checksum":"0x', b'"checksum":"0x1')
+if %(kind)r == "two-lines" and p.returncode == 2:
+    err = b"\n" + err
+if %(kind)r == "control" and p.returncode == 2:
+    err = err.replace(b"uts: ", b"uts: \x1b[1m", 1)
+sys.stdout.buffer.write(out)
+sys.stderr.buffer.write(err)
+sys.exit(p.returncode)
+'''
+
+
+def cli_check(root, uts, *extra, timeout=1800):
+    cmd = [sys.executable, os.path.join(root, "scripts", "cli-check"), "--uts", uts] + list(extra)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def main():
+    root, uts = sys.argv[1], os.path.abspath(sys.argv[2])
+    count, seed = "200", "20261128"
+    rest = sys.argv[3:]
+    if "--count" in rest:
+        count = rest[rest.index("--count") + 1]
+    if "--seed" in rest:
+        seed = rest[rest.index("--seed") + 1]
+    tally = Tally()
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, what in [("abort", "killed by a signal"), ("checksum", "wrong result"),
+                           ("two-lines", "error is not one stderr line"),
+                           ("control", "control character on stderr")]:
+            path = os.path.join(tmp, "uts-" + kind)
+            with open(path, "w") as f:
+                f.write(MUTANT % {"real": uts, "kind": kind})
+            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+            p = cli_check(root, path, "--count", "200", "--seed", "1")
+            tally.check(p.returncode == 1 and "VIOLATION " + what in p.stdout and "repro: " in p.stdout,
+                        "a mutant (%s) is caught: %s" % (kind, what), p.stdout[-1500:] + p.stderr[-500:])
+    p = cli_check(root, uts, "--count", count, "--seed", seed, "--keep-going")
+    print(p.stdout)
+    checked = "%s command lines in" % count in p.stdout
+    tally.check(checked and p.returncode == 0,
+                "%s generated command lines (seed %s) keep the contract" % (count, seed), p.stderr[-2000:])
+    sys.exit(tally.finish())
+
+
+if __name__ == "__main__":
+    main()
