@@ -308,3 +308,11 @@ def test_flag_false_is_the_flag_off_or_refused_as_alone():
     helped = cc.Outcome(0, "Unbalanced Tree Search\nUsage:\n", "", 0.1)
     h = case(kind="flag=false", false_flag="help", expect="any", note="--help=false", base=[], lone=[])
     assert violations(h, helped, lone=helped, base=par) == ["flag=false is not the flag off"]
+
+
+def test_output_record_agrees_with_stdout():
+    c = case(args=["-t", "1", "--format", "json", "--output", "{d}/record.jsonl"])
+    assert violations(c, cc.Outcome(0, record(), "", 0.1, record=record())) == []
+    assert violations(c, cc.Outcome(0, record(), "", 0.1, record=record(size=3))) == [
+        "--output record differs from stdout"]
+    assert violations(c, cc.Outcome(0, record(), "", 0.1, record="")) == ["--output record differs from stdout"]

@@ -755,6 +755,7 @@ class Outcome:
     signal_sent: float = None   # seconds after the start, if a signal was sent while it ran
     timed_out: bool = False     # our --timeout's SIGTERM was sent
     killed: bool = False        # ... and it still ran: SIGKILL
+    record: str = None          # what --output FILE holds after the run, if it was given
 
 
 SIGNALS = {"SIGINT": 2, "SIGTERM": 15, "SIGHUP": 1, "SIGUSR1": 10, "SIGUSR2": 12}
@@ -919,6 +920,12 @@ def classify(case, out, truth, lone=None, base=None, rerun_seconds=None):
         if rc != 0:
             v.append(("partial run exit status", str(rc)))
         return "exit 0 (max-nodes partial)", v
+    if out.record is not None and rc in (0, 1):
+        rec = results_of(out.record, fmt)
+        keys = ("size", "depth", "leaves", "checksum", "status")
+        if rec is None or any(rec[k] != got[k] for k in keys if got[k] is not None):
+            v.append(("--output record differs from stdout", "record %s, stdout %s" % (
+                rec and {k: rec[k] for k in keys}, {k: got[k] for k in keys})))
     if got["status"] not in ("complete", None):
         v.append(("unexpected status", str(got["status"])))
     if not same:
@@ -974,12 +981,12 @@ def run_args(uts, args, env, timeout, rlimit_as=None, send=None, grace=5.0):
     """Run uts once; send = (signal name, seconds): send it then, if still
     running. At timeout: SIGTERM, then SIGKILL after grace."""
     def limit():
-        os.setpgrp()
-        if rlimit_as:
-            resource.setrlimit(resource.RLIMIT_AS, (rlimit_as, rlimit_as))
+        resource.setrlimit(resource.RLIMIT_AS, (rlimit_as, rlimit_as))
     argv = [uts] + [a.encode("utf-8", "surrogateescape") if isinstance(a, str) else a for a in args]
     start = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=limit)
+    # Its own session: a hang is killed with whatever it started.
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True,
+                         preexec_fn=limit if rlimit_as else None)
     box = {}
 
     def read():
@@ -1037,6 +1044,10 @@ class Checker:
                     f.write(data)
             env = clean_env(case.env)
             out = run_args(self.uts, resolved(case.args, d), env, self.timeout, case.rlimit_as, case.signal)
+            for i, arg in enumerate(case.args[:-1]):
+                if arg == "--output" and os.path.isfile(resolved([case.args[i + 1]], d)[0]):
+                    with open(resolved([case.args[i + 1]], d)[0], errors="replace") as f:
+                        out.record = f.read()
             lone = base = rerun = None
             if case.false_flag:
                 base = run_args(self.uts, resolved(case.base, d), env, self.timeout)
