@@ -3,7 +3,9 @@
 command lines must all keep the command-line contract (docs/contract-check.md).
 First the checker's own teeth: wrapped binaries that break the contract in
 one way each (an abort, a wrong checksum, a second stderr line, a control
-character echoed) must each be caught.
+character echoed) must each be caught more often than the binary itself
+is on the same command lines (so the teeth are shown whatever the binary's
+own state).
 
 There is no list of known failures: a violation the checker finds fails
 this test, with the command that reproduces it in the log.
@@ -11,6 +13,7 @@ this test, with the command that reproduces it in the log.
 usage: test_cli_check.py SOURCE_ROOT UTS_BINARY [--count N] [--seed S]
 """
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -23,7 +26,7 @@ MUTANT = r'''#!/usr/bin/python3
 import os, subprocess, sys
 REAL = %(real)r
 args = sys.argv[1:]
-if %(kind)r == "abort" and "--sha1" in args:
+if %(kind)r == "abort" and "csv" in args:
     os.abort()
 p = subprocess.run([REAL] + args, capture_output=True)
 out, err = p.stdout, p.stderr
@@ -44,6 +47,16 @@ def cli_check(root, uts, *extra, timeout=1800):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
+def violations(stdout):
+    """{violation class: count} from cli-check's summary."""
+    counts = {}
+    for line in stdout.split(" violations", 1)[-1].splitlines()[1:]:
+        m = re.match(r"^  (.*\S)\s+(\d+)$", line)
+        if m:
+            counts[m.group(1)] = int(m.group(2))
+    return counts
+
+
 def main():
     root, uts = sys.argv[1], os.path.abspath(sys.argv[2])
     count, seed = "200", "20261128"
@@ -53,6 +66,11 @@ def main():
     if "--seed" in rest:
         seed = rest[rest.index("--seed") + 1]
     tally = Tally()
+    teeth = ["--count", "40", "--seed", "1", "--keep-going"]
+    p = cli_check(root, uts, *teeth)
+    own = violations(p.stdout)
+    tally.check("40 command lines in" in p.stdout, "the binary itself, on the mutants' command lines: %s" % (
+        own or "no violation"), p.stderr[-1000:])
     with tempfile.TemporaryDirectory() as tmp:
         for kind, what in [("abort", "killed by a signal"), ("checksum", "wrong result"),
                            ("two-lines", "error is not one stderr line"),
@@ -61,9 +79,11 @@ def main():
             with open(path, "w") as f:
                 f.write(MUTANT % {"real": uts, "kind": kind})
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-            p = cli_check(root, path, "--count", "200", "--seed", "1")
-            tally.check(p.returncode == 1 and "VIOLATION " + what in p.stdout and "repro: " in p.stdout,
-                        "a mutant (%s) is caught: %s" % (kind, what), p.stdout[-1500:] + p.stderr[-500:])
+            p = cli_check(root, path, *teeth)
+            caught = violations(p.stdout).get(what, 0)
+            tally.check(p.returncode == 1 and caught > own.get(what, 0) and "repro: " in p.stdout,
+                        "a mutant (%s) is caught: %s %d times, the binary itself %d" % (
+                            kind, what, caught, own.get(what, 0)), p.stdout[-1500:] + p.stderr[-500:])
     p = cli_check(root, uts, "--count", count, "--seed", seed, "--keep-going")
     print(p.stdout)
     checked = "%s command lines in" % count in p.stdout

@@ -1082,7 +1082,7 @@ def learn(uts):
             with open(path, "w") as f:
                 f.write("%s = \x01probe\n" % name)
             err = run(["--config", path]).stderr
-            if "unknown key" not in err:
+            if "unknown key" not in err and "malformed key" not in err:
                 keys.add(name)
     return options, presets, paths, keys
 
