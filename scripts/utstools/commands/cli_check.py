@@ -903,9 +903,7 @@ def classify(case, out, truth, lone=None, base=None, rerun_seconds=None):
         # finished anyway (a rerun without the signal takes about as long).
         if rerun_seconds > out.seconds + max(1.0, 0.5 * out.seconds):
             v.append(("signal swallowed", "%s at %.2f s: exit %d, status complete after %.2f s; without the signal "
-                      "the run takes %s%.1f s" % (sent, out.signal_sent, rc, out.seconds,
-                                                  "over " if rerun_seconds >= out.seconds * 0 + 1e9 else "",
-                                                  rerun_seconds)))
+                      "the same run takes %.1f s or more" % (sent, out.signal_sent, rc, out.seconds, rerun_seconds)))
     if truth is None:
         return cls + " (no reference)", v
     same = all(got[k] == truth[k] for k in ("size", "depth", "leaves", "checksum"))
@@ -1057,8 +1055,9 @@ class Checker:
                 lone = self.lones[key]
             if case.signal and out.signal_sent is not None and out.rc == 0:
                 limit = out.seconds + max(1.0, 0.5 * out.seconds) + 1.0
+                # Stopped at the limit (SIGTERM), it took at least that long.
                 again = run_args(self.uts, resolved(case.args, d), env, limit, case.rlimit_as, grace=5.0)
-                rerun = again.seconds
+                rerun = limit if again.timed_out else again.seconds
             truth = self.truth(case.tree) if case.tree and out.rc in (0, 1) else None
         return out, classify(case, out, truth, lone, base, rerun)
 
