@@ -316,3 +316,9 @@ def test_output_record_agrees_with_stdout():
     assert violations(c, cc.Outcome(0, record(), "", 0.1, record=record(size=3))) == [
         "--output record differs from stdout"]
     assert violations(c, cc.Outcome(0, record(), "", 0.1, record="")) == ["--output record differs from stdout"]
+
+
+def test_runs_notices_are_uts_lines_but_not_an_error():
+    notice = "*** Number of children truncated to the cap for 5 node(s)\n"
+    assert violations(case(), cc.Outcome(0, record(), notice, 0.1)) == []
+    assert violations(case(expect="usage"), cc.Outcome(2, "", notice, 0.1)) == ["stderr line not uts's"]
