@@ -316,7 +316,8 @@ class Generator:
         args = []
         if self.has("sequential") and rng.random() < 0.12:
             case.threads = None
-            return ["--sequential"] + (["--sha1", rng.choice(self.sha1_paths)] if self.sha1_paths and rng.random() < 0.3 else [])
+            sha1 = ["--sha1", rng.choice(self.sha1_paths)] if self.sha1_paths and rng.random() < 0.3 else []
+            return ["--sequential"] + sha1
         threads = rng.randint(1, 7)
         how = rng.random()
         if how < 0.7:
@@ -971,7 +972,8 @@ def false_flag_problems(case, out, lone, base):
     elif a is not None:
         for key in ("kind", "smt", "verified", "status", "size", "checksum"):
             if a[key] != b[key]:
-                v.append(("flag=false is not the flag off", "%s: %s %r, without it %r" % (case.note, key, a[key], b[key])))
+                v.append(("flag=false is not the flag off",
+                          "%s: %s %r, without it %r" % (case.note, key, a[key], b[key])))
                 break
     return v
 
