@@ -547,7 +547,9 @@ class Generator:
         keys = sorted(self.file_keys)
         what = rng.random()
         if what < 0.6 and keys:
-            key = rng.choice(keys)
+            # Half of them a tree key: the keys every config file sets.
+            tree_keys = [k for k in keys if self.o.get(k) and self.o[k].group == "Tree"]
+            key = rng.choice(tree_keys if tree_keys and rng.random() < 0.5 else keys)
             opt = self.o.get(key)
             value, certain = self.bad_values(rng, opt) if opt else ("nope", True)
             if isinstance(value, bytes) or "\n" in value or "\r" in value or "#" in value or value.strip() == "":
