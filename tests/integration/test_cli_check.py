@@ -14,6 +14,7 @@ usage: test_cli_check.py SOURCE_ROOT UTS_BINARY [--count N] [--seed S]
 """
 import os
 import re
+import shlex
 import stat
 import subprocess
 import sys
@@ -21,24 +22,28 @@ import tempfile
 
 from uts_check import Tally
 
-# Each mutant wraps the real binary and breaks one rule of the contract.
-MUTANT = r'''#!/usr/bin/python3
-import os, subprocess, sys
-REAL = %(real)r
-args = sys.argv[1:]
-if %(kind)r == "abort" and "csv" in args:
-    os.abort()
-p = subprocess.run([REAL] + args, capture_output=True)
-out, err = p.stdout, p.stderr
-if %(kind)r == "checksum":
-    out = out.replace(b'"checksum":"0x', b'"checksum":"0x1')
-if %(kind)r == "two-lines" and p.returncode == 2:
-    err = b"\n" + err
-if %(kind)r == "control" and p.returncode == 2:
-    err = err.replace(b"uts: ", b"uts: \x1b[1m", 1)
-sys.stdout.buffer.write(out)
-sys.stderr.buffer.write(err)
-sys.exit(p.returncode)
+# Each mutant wraps the real binary and breaks one rule of the contract (a
+# shell script: it runs a few hundred times). The abort mutant execs the
+# binary otherwise, so a signal the checker sends reaches uts itself.
+MUTANT = r'''#!/bin/bash
+real=%(real)s
+kind=%(kind)s
+if [ "$kind" = abort ]; then
+  for a in "$@"; do [ "$a" = csv ] && kill -ABRT $$; done
+  exec "$real" "$@"
+fi
+out=$(mktemp) err=$(mktemp)
+"$real" "$@" > "$out" 2> "$err"
+rc=$?
+case $kind in
+  checksum) sed -i 's/"checksum":"0x/"checksum":"0x1/' "$out" ;;
+  two-lines) [ $rc = 2 ] && echo >&2 ;;
+  control) [ $rc = 2 ] && sed -i '1s/^uts: /uts: \x1b[1m/' "$err" ;;
+esac
+cat "$out"
+cat "$err" >&2
+rm -f "$out" "$err"
+exit $rc
 '''
 
 
@@ -77,7 +82,7 @@ def main():
                            ("control", "control character on stderr")]:
             path = os.path.join(tmp, "uts-" + kind)
             with open(path, "w") as f:
-                f.write(MUTANT % {"real": uts, "kind": kind})
+                f.write(MUTANT % {"real": shlex.quote(uts), "kind": kind})
             os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
             p = cli_check(root, path, *teeth)
             caught = violations(p.stdout).get(what, 0)
