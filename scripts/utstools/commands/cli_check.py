@@ -1142,7 +1142,16 @@ def main(argv=None):
             stop.set()
         return case, out, (cls, v, time.monotonic() - t0)
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for case, out, result in pool.map(one, cases):
+        results = pool.map(one, cases)
+        while True:
+            try:
+                case, out, result = next(results)
+            except StopIteration:
+                break
+            except OSError as e:
+                # Not uts's outcome: the binary went away (rebuilt?) mid-check.
+                stop.set()
+                usage_error("cli-check", "cannot run %s: %s" % (a.uts, e))
             if result is None:
                 continue
             cls, v, took = result
