@@ -384,7 +384,8 @@ class Generator:
         case.tree = tuple(tree)
         case.args = tree + self.engine(rng, case)
         case.args += self.output(rng, case)
-        if rng.random() < 0.1:
+        # --work-baseline sequential needs the whole tree: no --max-nodes.
+        if rng.random() < 0.1 and "--work-baseline" not in case.args:
             case.max_nodes = rng.choice([1, 100, 5000, 100000])
             case.args += ["--max-nodes", str(case.max_nodes)]
         if preset and rng.random() < 0.5:
