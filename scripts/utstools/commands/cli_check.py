@@ -563,7 +563,8 @@ class Generator:
             if key == "depth":
                 bad = rng.choice([bad, "depth = -4"])
             if key == "seed":
-                bad = rng.choice([bad, "seed = 99999999999999999999"])
+                # Past 64 bits, and past the 32 bits a seed must fit in.
+                bad = rng.choice([bad, "seed = 99999999999999999999", "seed = 2147483648", "seed = -2147483649"])
         elif what < 0.75:
             bad = rng.choice(["colour = blue", "tree geo", "= 5", "Depth = 4", "depth =", "de pth = 3",
                               "sequential = 1", "preset = T1", "config = /dev/null"])
