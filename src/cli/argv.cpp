@@ -39,6 +39,13 @@ std::vector<std::string> normalize_tokens(const std::vector<std::string>& args) 
     const std::size_t i = (!t.empty() && (t[0] == '-' || t[0] == '+')) ? 1 : 0;
     return t.size() > i && std::isdigit(static_cast<unsigned char>(t[i]));
   };
+  // cxxopts splits a list option's value at commas, so "-v 1,2" would reach
+  // the level check as two levels and be summed: one level per -v.
+  auto one_level = [](const std::string& value) {
+    if (value.find(',') != std::string::npos)
+      throw UsageError("-v/--verbose: '" + value + "' is not a level from 0 to 2147483647");
+    return value;
+  };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -49,13 +56,14 @@ std::vector<std::string> normalize_tokens(const std::vector<std::string>& args) 
       break;
     }
     if ((a == "-v" || a == "--verbose") && i + 1 < args.size() && numeric(args[i + 1])) {
-      out.push_back("--verbose=" + args[++i]);
+      out.push_back("--verbose=" + one_level(args[++i]));
       continue;
     }
     if (a.size() > 2 && a.compare(0, 2, "-v") == 0 && numeric(a.substr(2))) {
-      out.push_back("--verbose=" + a.substr(2));
+      out.push_back("--verbose=" + one_level(a.substr(2)));
       continue;
     }
+    if (a.compare(0, 10, "--verbose=") == 0) one_level(a.substr(10));
     if (a.compare(0, 2, "--") == 0 && a.find('=') != std::string::npos) {
       const std::string name = a.substr(2, a.find('=') - 2);
       if (const OptionSpec* spec = find_option(name); spec && !spec->arg && name.size() > 1) {

@@ -88,7 +88,8 @@ const OptionSpec kOptions[] = {
      "applicable)", "N", nullptr, true},
     {"poll-interval", 'I', "Reference compatibility",
      "protocols that poll for work requests (request): expansions between two checks, N from 1 to 2147483647 "
-     "(default 1); other protocols accept it with no effect (-v and JSON say not applicable)", "N", nullptr, true},
+     "(default 1); other protocols accept N from 0, as the reference does, with no effect (-v and JSON say not "
+     "applicable)", "N", nullptr, true},
     {"debug", 'x', "Reference compatibility",
      "the reference's debug level, N from 0 to 2147483647: accepted, no effect here (-v and JSON say not applicable)",
      "N", nullptr, true},

@@ -114,6 +114,9 @@ def main():
             (["--protocol", "locked", "--steal", "one"], "--protocol locked and --steal one"),
             (["--protocol", "request", "-I", "0"], "-I/--poll-interval"),
             (["--protocol", "request", "--poll-interval", "-3"], "-I/--poll-interval"),
+            # One level per -v: cxxopts would split "1,2" into two and sum them.
+            (["--verbose", "1,2"], "-v/--verbose: '1,2'"),
+            (["-v1,2"], "-v/--verbose: '1,2'"),
             # Config files that are not text.
             (["--config", nul], "nul.conf:2: a NUL byte"),
             (["--config", long_line], "long.conf:1: a line longer than 4096"),
