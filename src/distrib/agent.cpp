@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/nap.hpp"
+#include "distrib/wire.hpp"
 #include "tree/node.hpp"
 
 namespace uts::distrib {
@@ -23,6 +24,7 @@ RankAgent::RankAgent(std::unique_ptr<Transport> transport, const EngineSettings&
       closing_(channel_),
       stealing_(settings.stealing),
       lifeline_(settings.ranks.steal == RankSteal::lifeline && settings.stealing),
+      most_nodes_(settings.ranks.chunk),
       largest_message_(std::max<std::size_t>(std::size_t{settings.ranks.chunk} * sizeof(Node), 256)) {}
 
 RankStats RankAgent::stats() const {
@@ -110,6 +112,13 @@ bool RankAgent::close_step(LinkHost& host) {
 
 void RankAgent::receive_all(LinkHost& host, bool idle) {
   while (std::optional<Message> m = channel_.receive()) {
+    // The one door for another process's bytes: a message of the wrong size
+    // or with a value no rank sends is refused here, so the parts below
+    // decode only well-formed messages (wire.hpp says each layout).
+    if (!wire::well_formed(m->tag, m->bytes, most_nodes_))
+      channel_.protocol_error("a malformed message (tag " + std::to_string(static_cast<int>(m->tag)) + ", " +
+                                  std::to_string(m->bytes.size()) + " bytes)",
+                              m->source);
     switch (m->tag) {
       case Tag::request: steal_.answer(host, m->source, !idle && !closing(phase_) && !host.stop_raised()); break;
       case Tag::answer: on_nodes(host, *m, false); break;

@@ -86,6 +86,7 @@ class RankAgent final : public RemoteLink {
   Closing closing_;
   const bool stealing_;  // not -s 0: this rank asks other ranks for work when dry
   const bool lifeline_;  // --rank-steal lifeline
+  const std::size_t most_nodes_;  // --rank-chunk: the most nodes an answer or push carries
   const std::size_t largest_message_;
   AgentPhase phase_ = AgentPhase::starting;
   Clock::time_point dormant_since_;

@@ -632,6 +632,59 @@ TEST_CASE("agent: what can only be a bug ends the job") {
   }
 }
 
+TEST_CASE("agent: a malformed message from another rank ends the job, never decoded") {
+  // Each would be legal well-formed (the test above and the ones before it
+  // take them), so the size or the value is what the agent refuses.
+  SUBCASE("STOP shorter than a notice") {
+    OneAgent a(1, 2, RankSteal::random, RankTermination::tree);
+    a.arrive(0, Tag::stop, std::vector<char>(4, 0));
+    CHECK_THROWS_AS(a.agent->poll_idle(a.host, false), Aborted);
+    CHECK_FALSE(a.host.stopped);
+  }
+  SUBCASE("STOP with a status no run ends with, or a signal no process gets") {
+    for (const wire::StopNotice why : {wire::StopNotice{7, 0}, wire::StopNotice{-1, 0}, wire::StopNotice{2, 99}}) {
+      OneAgent a(1, 2, RankSteal::random, RankTermination::tree);
+      a.arrive(0, Tag::stop, wire::of_value(why));
+      CHECK_THROWS_AS(a.agent->poll_idle(a.host, false), Aborted);
+      CHECK_FALSE(a.host.stopped);
+    }
+  }
+  SUBCASE("COUNT of four bytes") {
+    OneAgent a(0, 2, RankSteal::random, RankTermination::tree, InitSpread::balanced, 1, 100);
+    a.arrive(1, Tag::count, std::vector<char>(4, 0));
+    CHECK_THROWS_AS(a.agent->poll_busy(a.host), Aborted);
+  }
+  SUBCASE("a token whose colour is neither 0 nor 1") {
+    OneAgent a(1, 2, RankSteal::random, RankTermination::ring);
+    struct TokenWords {
+      std::int64_t q, colour;
+    };
+    a.arrive(0, Tag::token, wire::of_value(TokenWords{0, 2}));
+    CHECK_THROWS_AS(a.agent->poll_idle(a.host, false), Aborted);
+  }
+  SUBCASE("an answer of more nodes than --rank-chunk, or of a part node") {
+    for (const std::size_t size : {std::size_t{1025} * sizeof(Node), sizeof(Node) + 1}) {
+      OneAgent a(1, 2, RankSteal::random, RankTermination::tree);
+      a.host.passive = false;
+      a.agent->poll_idle(a.host, true);
+      REQUIRE(a.sent() == Sends{{0, Tag::request}});
+      a.arrive(0, Tag::answer, std::vector<char>(size, 0));
+      CHECK_THROWS_AS(a.agent->poll_idle(a.host, true), Aborted);
+      CHECK(a.host.nodes.empty());
+    }
+  }
+  SUBCASE("a request with a payload") {
+    OneAgent a(1, 2, RankSteal::random, RankTermination::tree);
+    a.arrive(0, Tag::request, std::vector<char>(1, 'x'));
+    CHECK_THROWS_AS(a.agent->poll_idle(a.host, false), Aborted);
+  }
+  SUBCASE("a tag no rank sends") {
+    OneAgent a(1, 2, RankSteal::random, RankTermination::tree);
+    a.arrive(0, static_cast<Tag>(99));
+    CHECK_THROWS_AS(a.agent->poll_idle(a.host, false), Aborted);
+  }
+}
+
 // ---- closing across agents, stepped in turn ----
 
 namespace {
