@@ -129,12 +129,22 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
-  // Complete when the run ended by its termination (or, in one process, when
-  // a stop came just as the last node was expanded: every deque and expander
-  // ended empty, nothing given up); partial otherwise.
+  // Complete when the run ended by its termination and no signal came
+  // before that end (idle/termination.hpp: a signal may have cut a wait
+  // short, a --remote-delay or a sleep, even with every node expanded; one
+  // after the end leaves the run complete). Without that end the stop flag
+  // says why the threads left: partial, except that in one process a
+  // --max-nodes stop that came just as the last node was expanded (every
+  // deque and expander ended empty, nothing given up) is complete. A
+  // signal's stop is never excused so: it came before any end.
   bool all_empty = !shared.multi_rank;
   for (char e : ended_empty) all_empty = all_empty && e;
-  if (!shared.termination.done() && !all_empty) {
+  if (shared.termination.done()) {
+    if (const int sig = shared.termination.signal_at_end()) {
+      out.status = RunStatus::interrupted;
+      out.stop_signal = sig;
+    }
+  } else if (!all_empty || shared.stop_flag.signal() != 0) {
     out.status = shared.stop_flag.reason();
     out.stop_signal = shared.stop_flag.signal();
   }
