@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 #include "app/output.hpp"
 #include "app/progress.hpp"
 #include "base/interrupt.hpp"
+#include "base/out_of_memory.hpp"
 #include "base/simulated.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -137,7 +139,9 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
     return voice.usage_error("--threads " + std::to_string(cfg.pool.threads) + ": OpenMP allows only " +
                              std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
                              " (check OMP_THREAD_LIMIT)");
+  oom::set_context("the pool's items no longer fit (--fill, --ops)");
   const PoolResult result = run_pool(cfg.pool);
+  oom::set_context("the results no longer fit");
   const MachineInfo machine = collect_machine_info();
   const std::string json = render_pool_json(cfg.pool, result, machine, cfg.command_line);
   const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine, cfg.command_line);
@@ -286,6 +290,7 @@ int run_main(int argc, char** argv, Voice& voice) {
   const Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == cli::Progress::on ||
                         (cfg.progress == cli::Progress::automatic && isatty(fileno(stderr)));
+  oom::set_context("the nodes waiting to be expanded no longer fit");
 #if UTS_HAVE_MPI
   if (launch.under_mpi) return run_as_rank(cfg, tree, progress, record, argc, argv, voice);
 #endif
@@ -319,6 +324,9 @@ int run_main(int argc, char** argv, Voice& voice) {
   } catch (const std::exception& e) {  // e.g. OMP_THREAD_LIMIT below --threads
     return voice.usage_error(e.what());
   }
+  // The records and a --trace file are built whole in memory.
+  oom::set_context(cfg.trace_file.empty() ? "the results no longer fit"
+                                          : "the results and the trace no longer fit (give fewer --trace-events)");
   return report_run(cfg, result, record);
 }
 
@@ -354,6 +362,9 @@ void skip_unused_hwloc_plugins() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Out of memory anywhere, in any thread, ends as one line and exit status
+  // 3 (an uncaught std::bad_alloc would abort with libstdc++'s message).
+  std::set_terminate(uts::oom::fail_on_terminate);
   skip_unused_hwloc_plugins();  // before anything creates a topology
   // First: a signal from here on stops the run with partial results (caught
   // since the constructor above), and a closed stdout or a broken pipe is an
