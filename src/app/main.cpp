@@ -19,6 +19,7 @@
 #include "app/app.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/runtime_env.hpp"
 #include "base/interrupt.hpp"
 #include "base/out_of_memory.hpp"
 #include "base/simulated.hpp"
@@ -166,16 +167,28 @@ int run_main(int argc, char** argv, Voice& voice) {
   const distrib::Launch launch = distrib::detect_launch();
   // uts-smpi: every simulated rank returns on its own (no mpirun aborting the job).
   voice = Voice{launch.rank == 0, launch.under_mpi && !UTS_SMPI};
+  oom::set_rank_voice(launch.rank == 0);
   cli::RunConfig cfg;
   // A malformed OMP_NUM_THREADS or OMP_THREAD_LIMIT is refused once the
-  // command line is read (--help and --version still answer).
+  // command line is read (--help and --version still answer); so is any
+  // OMP_* value the OpenMP runtime itself calls invalid, in one uts line
+  // instead of the runtime's (runtime_env.hpp). libgomp read its
+  // environment before main (the start-up capture); libomp reads it at the
+  // first OpenMP call, which thread_default() makes: captured here.
   std::string environment_error;
   cli::ThreadDefault threads;
+  begin_capture();
   try {
     threads = cli::thread_default();
+    // libomp reads OMP_PLACES and the affinity variables at its "middle"
+    // initialisation, which this call makes (thread_default() may not).
+    (void)omp_get_num_procs();
   } catch (const cli::UsageError& e) {
     environment_error = e.what();
   }
+  const std::string runtime_said = runtime_complaint(end_capture());
+  if (environment_error.empty()) environment_error = startup_complaint();
+  if (environment_error.empty()) environment_error = runtime_said;
   try {
     cfg = cli::parse_command_line(argc, argv, threads);
   } catch (const cli::UsageError& e) {
@@ -339,7 +352,12 @@ namespace {
 // program): a signal in the first milliseconds stops the run with partial
 // results instead of killing it silently.
 struct CatchSignalsEarly {
-  CatchSignalsEarly() { uts::interrupt::install(); }
+  CatchSignalsEarly() {
+    // The libraries' constructors have run: libgomp has read (and judged)
+    // its environment into the capture begun before them.
+    uts::app::end_startup_capture();
+    uts::interrupt::install();
+  }
 };
 [[maybe_unused]] const CatchSignalsEarly g_catch_signals_early __attribute__((init_priority(101)));
 
