@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "base/interrupt.hpp"
+
 namespace uts::oom {
 
 namespace {
@@ -42,7 +44,13 @@ void write_str(const char* s) {
   if (g_failing.exchange(true, std::memory_order_acq_rel))
     for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   // relaxed: set once, before any run, by the thread that later fails or its parent.
-  if (!g_first_voice.load(std::memory_order_relaxed)) std::this_thread::sleep_for(std::chrono::seconds(2));
+  if (!g_first_voice.load(std::memory_order_relaxed)) {
+    // When rank 0 failed too it has said so and exited, and mpirun tears
+    // the job down: its SIGTERM (caught by interrupt.cpp) says this rank's
+    // line would be a second one. Without it, this rank is the one to speak.
+    for (int i = 0; i < 30 && !interrupt::requested(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (interrupt::requested()) ::_exit(3);
+  }
   // One write per piece, no buffer: a failed allocation must not need another.
   write_str("uts: out of memory: ");
   write_all(what, n);

@@ -15,9 +15,9 @@ namespace uts::oom {
 void set_context(const char* what);
 
 // Under mpirun every rank may run out of the same memory: rank 0 prints at
-// once, the others wait two seconds first (mpirun ends the job when rank 0
-// exits, so they print only when rank 0 did not fail). `first`: this rank
-// prints at once.
+// once, the others wait three seconds first and stay silent if mpirun's
+// teardown signal comes meanwhile (rank 0 failed too, and said so); they
+// print only when rank 0 did not fail. `first`: this rank prints at once.
 void set_rank_voice(bool first);
 
 // Prints the one line (once per process: the first caller; the others wait

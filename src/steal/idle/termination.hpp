@@ -59,9 +59,9 @@
 //  - between the two (the same instant, nanoseconds wide) it counts as
 //    before: a run is only ever called interrupted too eagerly, never a
 //    signal that cut a wait short forgotten.
-// Two detectors may both store done_ (both scans succeeded at once); each
-// reads the signal after its own store, and any nonzero read is kept, which
-// is again the eager side of the same instant.
+// The store is an exchange: when two detectors succeed at once (or finish()
+// comes twice), only the first, the end, reads the signal; a later one would
+// read it after the end.
 #pragma once
 
 #include <atomic>
@@ -134,20 +134,20 @@ class Termination {
   bool done() const { return done_.value.load(std::memory_order_acquire); }
 
   // The signal that came before the end (0: none, or no end yet); see the
-  // header comment. relaxed: read after the threads joined.
+  // header comment. relaxed: read after the threads joined (the OpenMP
+  // barrier orders it after the store).
   int signal_at_end() const { return signal_at_end_.load(std::memory_order_relaxed); }
 
  private:
   static std::uint64_t encode(std::uint64_t epoch, bool busy) { return (epoch << 1) | (busy ? 1 : 0); }
 
   void end() {
-    // seq_cst: the end's place in S, before the signal's read (header comment).
-    done_.value.store(true, std::memory_order_seq_cst);
-    // seq_cst inside signal_number(): after the store above in S.
-    if (const int sig = interrupt::signal_number()) {
-      // relaxed: read after the threads joined; any detector's nonzero is kept.
-      signal_at_end_.store(sig, std::memory_order_relaxed);
-    }
+    // seq_cst: the end's place in S, before the signal's read (header
+    // comment); an exchange, so only the first end reads the signal.
+    if (done_.value.exchange(true, std::memory_order_seq_cst)) return;
+    // seq_cst inside signal_number(): after the exchange above in S.
+    // relaxed, the store: read after the threads joined.
+    signal_at_end_.store(interrupt::signal_number(), std::memory_order_relaxed);
   }
 
   struct alignas(kCacheLine) State {
