@@ -382,7 +382,7 @@ void skip_unused_hwloc_plugins() {
 int main(int argc, char** argv) {
   // Out of memory anywhere, in any thread, ends as one line and exit status
   // 3 (an uncaught std::bad_alloc would abort with libstdc++'s message).
-  std::set_terminate(uts::oom::fail_on_terminate);
+  uts::oom::install_terminate_handler();
   skip_unused_hwloc_plugins();  // before anything creates a topology
   // First: a signal from here on stops the run with partial results (caught
   // since the constructor above), and a closed stdout or a broken pipe is an

@@ -22,6 +22,9 @@ namespace {
 std::atomic<const char*> g_context{"a buffer sized by the input"};
 std::atomic<bool> g_first_voice{true};
 std::atomic<bool> g_failing{false};
+// The handler before ours (libstdc++'s verbose one: "terminate called after
+// throwing ..."), for everything that is not out of memory.
+std::terminate_handler g_previous = nullptr;
 
 void write_all(const char* s, std::size_t n) {
   while (n > 0) {
@@ -83,7 +86,13 @@ void fail_on_terminate() {
     } catch (...) {
     }
   }
+  if (g_previous != nullptr) g_previous();
   std::abort();
+}
+
+void install_terminate_handler() {
+  const std::terminate_handler previous = std::set_terminate(fail_on_terminate);
+  if (previous != fail_on_terminate) g_previous = previous;
 }
 
 }  // namespace uts::oom

@@ -2,7 +2,8 @@
 // status 3 (docs/output.md, section 6), from whichever thread ran out, even
 // inside an OpenMP region or a helper thread, where no catch in main can
 // see the exception. main() installs fail_on_terminate() as the
-// std::terminate handler: the net under every allocation.
+// std::terminate handler (install_terminate_handler): the net under every
+// allocation.
 #pragma once
 
 #include <string>
@@ -27,7 +28,10 @@ void set_rank_voice(bool first);
 
 // The std::terminate handler: an uncaught std::bad_alloc (or a container
 // past its maximum size, std::length_error) is out of memory, as the current
-// context; anything else aborts as before (a bug, with its core dump).
+// context; anything else goes to the handler it replaced (a bug: libstdc++
+// names the exception, then aborts with a core dump).
 [[noreturn]] void fail_on_terminate();
+// Installs it (main, first thing).
+void install_terminate_handler();
 
 }  // namespace uts::oom
