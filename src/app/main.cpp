@@ -7,6 +7,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -105,6 +106,41 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
 }
 
 namespace {
+
+// libgomp creates a team's threads at its first parallel region and, when
+// it cannot (an address-space limit, too many threads for the memory their
+// stacks take), prints its own message and exits 1 from inside the region.
+// The team is created here first, before the run (whose clock starts after
+// the threads exist anyway), with stderr captured; should libgomp exit, the
+// atexit hook below turns its words into uts's one out-of-memory line and
+// exit status 3. Later regions of the same size reuse these threads.
+std::atomic<int> g_creating_threads{0};  // the team being created (0: none)
+
+void said_while_creating_threads() {
+  // relaxed: the same thread set it (libgomp exits from the region's master).
+  const int threads = g_creating_threads.load(std::memory_order_relaxed);
+  if (threads == 0) return;
+  const std::string said = end_capture();
+  std::string why = "the OpenMP runtime could not create them";
+  const std::size_t at = said.find("libgomp: ");
+  if (at != std::string::npos) why += " (" + said.substr(at + 9, said.find('\n', at) - at - 9) + ")";
+  oom::fail("--threads " + std::to_string(threads) + ": " + why);
+}
+
+void create_threads(int threads) {
+  if (threads <= 1 || threads > omp_get_thread_limit()) return;  // the run refuses too many itself
+  std::atexit(said_while_creating_threads);
+  begin_capture();
+  g_creating_threads.store(threads, std::memory_order_relaxed);  // relaxed: read by this thread only
+  omp_set_dynamic(0);
+  std::atomic<int> started{0};  // gives the region a body: GCC drops an empty one
+#pragma omp parallel num_threads(threads)
+  started.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count nobody waits on
+  g_creating_threads.store(0, std::memory_order_relaxed);  // relaxed: as above
+  // Whatever else the runtime said goes to stderr as it was.
+  const std::string said = end_capture();
+  if (!said.empty()) ::write(STDERR_FILENO, said.data(), said.size());
+}
 
 void print_presets() {
   const auto presets = cli::list_presets();
@@ -283,7 +319,11 @@ int run_main(int argc, char** argv, Voice& voice) {
     }
   }
 
-  if (cfg.workload == cli::Workload::pool) return run_pool_workload(cfg, record, voice);
+  if (cfg.workload == cli::Workload::pool) {
+    create_threads(cfg.pool.threads);
+    return run_pool_workload(cfg, record, voice);
+  }
+  if (!cfg.engine.sequential) create_threads(cfg.engine.threads);
 
   // Checked before the run: asking for SHA-NI on a CPU without it is bad input.
   const auto path = sha1::resolve(cfg.engine.sha1);

@@ -10,7 +10,7 @@ documented exit status (docs/output.md, section 6).
                  called" and SIGABRT; for each family it can trigger: the
                  --trace buffers (one thread, several at once), the nodes
                  waiting to be expanded (sequential and parallel), the
-                 pool's items
+                 pool's items, the threads' stacks (--threads 1000)
   OMP_*          a value the OpenMP runtime calls invalid (OMP_NUM_THREADS
                  0, -1, abc, 3,abc, 1, ; OMP_PROC_BIND, OMP_PLACES,
                  OMP_THREAD_LIMIT, OMP_DYNAMIC, OMP_WAIT_POLICY,
@@ -70,6 +70,9 @@ def out_of_memory(binary, tally, tmp):
         ("2^31 nodes waiting, 2 threads", WIDE_ROOT + ["--threads", "2"], "out of memory"),
         ("pool, --fill 1e9", ["--workload", "pool", "--threads", "2", "--fill", "1000000000", "--trials", "1"],
          "out of memory"),
+        # Their stacks do not fit: libgomp would print its own message and exit 1.
+        ("--threads 1000", SMALL + ["--threads", "1000"], "--threads 1000"),
+        ("pool, --threads 1000", ["--workload", "pool", "--threads", "1000"], "--threads 1000"),
     ]
     for what, args, needle in cases:
         proc = run(binary, args, limit=LIMIT, timeout=300)
