@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -115,6 +116,15 @@ namespace {
 // atexit hook below turns its words into uts's one out-of-memory line and
 // exit status 3. Later regions of the same size reuse these threads.
 std::atomic<int> g_creating_threads{0};  // the team being created (0: none)
+std::string g_threads_failed;             // libomp's case: the line, made before the region
+
+// libomp reports a thread it cannot create ("OMP: Error #34: System unable
+// to allocate necessary resources") and aborts: SIGABRT, while the team is
+// being created, is the same out of memory.
+extern "C" void aborted_while_creating_threads(int) {
+  restore_stderr();
+  oom::fail(g_threads_failed);
+}
 
 void said_while_creating_threads() {
   // relaxed: the same thread set it (libgomp exits from the region's master).
@@ -127,9 +137,17 @@ void said_while_creating_threads() {
   oom::fail("--threads " + std::to_string(threads) + ": " + why);
 }
 
-void create_threads(int threads) {
+// Not inlined: clang fetches the OpenMP thread id (which starts libomp,
+// and so its reading of OMP_*) at the entry of the function holding a
+// region, and run_main's entry is before the environment's capture there.
+[[gnu::noinline]] void create_threads(int threads) {
   if (threads <= 1 || threads > omp_get_thread_limit()) return;  // the run refuses too many itself
   std::atexit(said_while_creating_threads);
+  g_threads_failed = "--threads " + std::to_string(threads) + ": the OpenMP runtime could not create them";
+  struct sigaction on_abort {}, before {};
+  on_abort.sa_handler = aborted_while_creating_threads;
+  sigemptyset(&on_abort.sa_mask);
+  sigaction(SIGABRT, &on_abort, &before);
   begin_capture();
   g_creating_threads.store(threads, std::memory_order_relaxed);  // relaxed: read by this thread only
   omp_set_dynamic(0);
@@ -137,6 +155,7 @@ void create_threads(int threads) {
 #pragma omp parallel num_threads(threads)
   started.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count nobody waits on
   g_creating_threads.store(0, std::memory_order_relaxed);  // relaxed: as above
+  sigaction(SIGABRT, &before, nullptr);
   // Whatever else the runtime said goes to stderr as it was.
   const std::string said = end_capture();
   if (!said.empty()) ::write(STDERR_FILENO, said.data(), said.size());

@@ -16,6 +16,8 @@ namespace uts::app {
 void begin_capture();
 // fd 2 back; returns what was written meanwhile.
 std::string end_capture();
+// fd 2 back, and nothing else: async-signal-safe, for a process about to die.
+void restore_stderr();
 
 // Captured runtime text: the first complaint the OpenMP runtime made about
 // the environment, as one uts line's text ("" when it made none). What it
