@@ -7,9 +7,12 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -18,7 +21,9 @@
 #include "app/app.hpp"
 #include "app/output.hpp"
 #include "app/progress.hpp"
+#include "app/runtime_env.hpp"
 #include "base/interrupt.hpp"
+#include "base/out_of_memory.hpp"
 #include "base/simulated.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -103,6 +108,59 @@ int report_run(const cli::RunConfig& cfg, const RunResult& result, RecordFile& r
 
 namespace {
 
+// libgomp creates a team's threads at its first parallel region and, when
+// it cannot (an address-space limit, too many threads for the memory their
+// stacks take), prints its own message and exits 1 from inside the region.
+// The team is created here first, before the run (whose clock starts after
+// the threads exist anyway), with stderr captured; should libgomp exit, the
+// atexit hook below turns its words into uts's one out-of-memory line and
+// exit status 3. Later regions of the same size reuse these threads.
+std::atomic<int> g_creating_threads{0};  // the team being created (0: none)
+std::string g_threads_failed;             // libomp's case: the line, made before the region
+
+// libomp reports a thread it cannot create ("OMP: Error #34: System unable
+// to allocate necessary resources") and aborts: SIGABRT, while the team is
+// being created, is the same out of memory.
+extern "C" void aborted_while_creating_threads(int) {
+  restore_stderr();
+  oom::fail(g_threads_failed);
+}
+
+void said_while_creating_threads() {
+  // relaxed: the same thread set it (libgomp exits from the region's master).
+  const int threads = g_creating_threads.load(std::memory_order_relaxed);
+  if (threads == 0) return;
+  const std::string said = end_capture();
+  std::string why = "the OpenMP runtime could not create them";
+  const std::size_t at = said.find("libgomp: ");
+  if (at != std::string::npos) why += " (" + said.substr(at + 9, said.find('\n', at) - at - 9) + ")";
+  oom::fail("--threads " + std::to_string(threads) + ": " + why);
+}
+
+// Not inlined: clang fetches the OpenMP thread id (which starts libomp,
+// and so its reading of OMP_*) at the entry of the function holding a
+// region, and run_main's entry is before the environment's capture there.
+[[gnu::noinline]] void create_threads(int threads) {
+  if (threads <= 1 || threads > omp_get_thread_limit()) return;  // the run refuses too many itself
+  std::atexit(said_while_creating_threads);
+  g_threads_failed = "--threads " + std::to_string(threads) + ": the OpenMP runtime could not create them";
+  struct sigaction on_abort {}, before {};
+  on_abort.sa_handler = aborted_while_creating_threads;
+  sigemptyset(&on_abort.sa_mask);
+  sigaction(SIGABRT, &on_abort, &before);
+  begin_capture();
+  g_creating_threads.store(threads, std::memory_order_relaxed);  // relaxed: read by this thread only
+  omp_set_dynamic(0);
+  std::atomic<int> started{0};  // gives the region a body: GCC drops an empty one
+#pragma omp parallel num_threads(threads)
+  started.fetch_add(1, std::memory_order_relaxed);  // relaxed: a count nobody waits on
+  g_creating_threads.store(0, std::memory_order_relaxed);  // relaxed: as above
+  sigaction(SIGABRT, &before, nullptr);
+  // Whatever else the runtime said goes to stderr as it was.
+  const std::string said = end_capture();
+  if (!said.empty()) ::write(STDERR_FILENO, said.data(), said.size());
+}
+
 void print_presets() {
   const auto presets = cli::list_presets();
   std::string out;
@@ -137,7 +195,9 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
     return voice.usage_error("--threads " + std::to_string(cfg.pool.threads) + ": OpenMP allows only " +
                              std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
                              " (check OMP_THREAD_LIMIT)");
+  oom::set_context("the pool's items no longer fit (--fill, --ops)");
   const PoolResult result = run_pool(cfg.pool);
+  oom::set_context("the results no longer fit");
   const MachineInfo machine = collect_machine_info();
   const std::string json = render_pool_json(cfg.pool, result, machine, cfg.command_line);
   const std::string csv_rows = render_pool_csv_rows(cfg.pool, result, machine, cfg.command_line);
@@ -162,16 +222,28 @@ int run_main(int argc, char** argv, Voice& voice) {
   const distrib::Launch launch = distrib::detect_launch();
   // uts-smpi: every simulated rank returns on its own (no mpirun aborting the job).
   voice = Voice{launch.rank == 0, launch.under_mpi && !UTS_SMPI};
+  oom::set_rank_voice(launch.rank == 0);
   cli::RunConfig cfg;
   // A malformed OMP_NUM_THREADS or OMP_THREAD_LIMIT is refused once the
-  // command line is read (--help and --version still answer).
+  // command line is read (--help and --version still answer); so is any
+  // OMP_* value the OpenMP runtime itself calls invalid, in one uts line
+  // instead of the runtime's (runtime_env.hpp). libgomp read its
+  // environment before main (the start-up capture); libomp reads it at the
+  // first OpenMP call, which thread_default() makes: captured here.
   std::string environment_error;
   cli::ThreadDefault threads;
+  begin_capture();
   try {
     threads = cli::thread_default();
+    // libomp reads OMP_PLACES and the affinity variables at its "middle"
+    // initialisation, which this call makes (thread_default() may not).
+    (void)omp_get_num_procs();
   } catch (const cli::UsageError& e) {
     environment_error = e.what();
   }
+  const std::string runtime_said = runtime_complaint(end_capture());
+  if (environment_error.empty()) environment_error = startup_complaint();
+  if (environment_error.empty()) environment_error = runtime_said;
   try {
     cfg = cli::parse_command_line(argc, argv, threads);
   } catch (const cli::UsageError& e) {
@@ -266,7 +338,11 @@ int run_main(int argc, char** argv, Voice& voice) {
     }
   }
 
-  if (cfg.workload == cli::Workload::pool) return run_pool_workload(cfg, record, voice);
+  if (cfg.workload == cli::Workload::pool) {
+    create_threads(cfg.pool.threads);
+    return run_pool_workload(cfg, record, voice);
+  }
+  if (!cfg.engine.sequential) create_threads(cfg.engine.threads);
 
   // Checked before the run: asking for SHA-NI on a CPU without it is bad input.
   const auto path = sha1::resolve(cfg.engine.sha1);
@@ -286,6 +362,7 @@ int run_main(int argc, char** argv, Voice& voice) {
   const Tree tree(cfg.tree, *path);
   const bool progress = cfg.progress == cli::Progress::on ||
                         (cfg.progress == cli::Progress::automatic && isatty(fileno(stderr)));
+  oom::set_context("the nodes waiting to be expanded no longer fit");
 #if UTS_HAVE_MPI
   if (launch.under_mpi) return run_as_rank(cfg, tree, progress, record, argc, argv, voice);
 #endif
@@ -319,6 +396,9 @@ int run_main(int argc, char** argv, Voice& voice) {
   } catch (const std::exception& e) {  // e.g. OMP_THREAD_LIMIT below --threads
     return voice.usage_error(e.what());
   }
+  // The records and a --trace file are built whole in memory.
+  oom::set_context(cfg.trace_file.empty() ? "the results no longer fit"
+                                          : "the results and the trace no longer fit (give fewer --trace-events)");
   return report_run(cfg, result, record);
 }
 
@@ -331,7 +411,12 @@ namespace {
 // program): a signal in the first milliseconds stops the run with partial
 // results instead of killing it silently.
 struct CatchSignalsEarly {
-  CatchSignalsEarly() { uts::interrupt::install(); }
+  CatchSignalsEarly() {
+    // The libraries' constructors have run: libgomp has read (and judged)
+    // its environment into the capture begun before them.
+    uts::app::end_startup_capture();
+    uts::interrupt::install();
+  }
 };
 [[maybe_unused]] const CatchSignalsEarly g_catch_signals_early __attribute__((init_priority(101)));
 
@@ -354,6 +439,9 @@ void skip_unused_hwloc_plugins() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Out of memory anywhere, in any thread, ends as one line and exit status
+  // 3 (an uncaught std::bad_alloc would abort with libstdc++'s message).
+  uts::oom::install_terminate_handler();
   skip_unused_hwloc_plugins();  // before anything creates a topology
   // First: a signal from here on stops the run with partial results (caught
   // since the constructor above), and a closed stdout or a broken pipe is an

@@ -5,6 +5,7 @@
 
 #include "app/app.hpp"
 #include "app/progress.hpp"
+#include "base/out_of_memory.hpp"
 #include "distrib/mpi/run.hpp"
 
 namespace uts::app {
@@ -29,12 +30,16 @@ int run_as_rank(cli::RunConfig& cfg, const Tree& tree, bool progress, RecordFile
       result = distrib::run_ranks(tree, cfg.engine, cfg.stop, board);
     }
     signalled = result.stop_signal != 0;
+    oom::set_context("the results no longer fit");
     if (voice.speaks) code = report_run(cfg, result, record);
     else code = status_exit(result.status, result.stop_signal);
   } catch (const OutputError& e) {
     code = voice.error(e.what(), kExitOutput);
   } catch (const std::bad_alloc&) {
-    code = voice.error("out of memory: the nodes waiting to be expanded no longer fit", kExitOutOfMemory);
+    // At once, not through the barrier below: the other ranks may still be
+    // in the run, waiting for this one, and would never reach it. mpirun
+    // ends the job when this rank exits; the line is printed once.
+    oom::fail("the nodes waiting to be expanded no longer fit");
   } catch (const std::exception& e) {  // the same on every rank (e.g. OMP_THREAD_LIMIT)
     code = voice.usage_error(e.what());
   }

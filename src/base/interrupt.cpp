@@ -38,9 +38,10 @@ std::int64_t now_ns() {
 extern "C" void on_signal(int sig) {
   const std::int64_t now = now_ns();
   int none = 0;
-  // relaxed, all: the flag and the time carry no data for other memory;
-  // pollers only need to see the flag eventually.
-  if (g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed)) {
+  // seq_cst: the flag's place in the single total order decides whether the
+  // signal came before a run's end (signal_number(), steal/idle/termination.hpp).
+  // relaxed, the time: it carries no data for other memory.
+  if (g_signal.compare_exchange_strong(none, sig, std::memory_order_seq_cst)) {
     g_first_ns.store(now, std::memory_order_relaxed);
     return;
   }
@@ -70,8 +71,9 @@ void install() {
 
 // relaxed: see on_signal.
 bool requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
-// relaxed: see on_signal.
-int signal_number() { return g_signal.load(std::memory_order_relaxed); }
+// seq_cst: read right after a run's end is stored, it says whether the
+// handler's store came first (see on_signal).
+int signal_number() { return g_signal.load(std::memory_order_seq_cst); }
 int exit_status() { return 128 + signal_number(); }
 
 const char* signal_name() {

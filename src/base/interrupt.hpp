@@ -15,7 +15,8 @@ namespace uts::interrupt {
 void install();
 // A signal arrived (relaxed: pollers only need to see it eventually).
 bool requested();
-// The first signal caught, or 0.
+// The first signal caught, or 0. Sequentially consistent: read just after a
+// seq_cst store that ends a run, a 0 says the signal (if any) came after it.
 int signal_number();
 // 128 + that signal: the exit status of a run it stopped (130 for SIGINT).
 int exit_status();

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -16,20 +17,38 @@ namespace uts::cli {
 
 namespace {
 
-// The whole of `name`'s value as a whole number in [1, most]; nullopt when
-// the variable is unset; UsageError when it is anything else.
-std::optional<long> positive_env(const char* name, long most, const char* what, bool list) {
-  const char* env = std::getenv(name);
-  if (env == nullptr) return std::nullopt;
-  std::string text(env);
-  // OMP_NUM_THREADS may be a nesting list ("4,2"): its first level is the team size.
-  if (list) text = text.substr(0, text.find(','));
+// One whole number in [1, most], blanks around it allowed; nullopt otherwise.
+std::optional<long> positive(std::string text, long most) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(0, 1);
   long v = 0;
   const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size() || v < 1 || v > most)
-    throw UsageError(std::string(name) + ": '" + env + "' is not " + what);
+    return std::nullopt;
+  return v;
+}
+
+// The whole of `name`'s value as a whole number in [1, most]; nullopt when
+// the variable is unset; UsageError when it is anything else.
+std::optional<long> positive_env(const char* name, long most, const char* what, bool list) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return std::nullopt;
+  const std::string text(env);
+  // OMP_NUM_THREADS may be a nesting list ("4,2"): its first level is the
+  // team size. Every level must be a positive number, as libgomp's parser
+  // (env.c, parse_unsigned_long_list) wants: "3,abc" and "1," are refused
+  // there, so here too, whichever runtime this build uses.
+  const std::size_t comma = list ? text.find(',') : std::string::npos;
+  const auto v = positive(text.substr(0, comma), most);
+  bool ok = v.has_value();
+  for (std::size_t at = comma; ok && at != std::string::npos;) {
+    const std::size_t next = text.find(',', at + 1);
+    ok = positive(text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1),
+                  std::numeric_limits<int>::max())
+             .has_value();
+    at = next;
+  }
+  if (!ok) throw UsageError(std::string(name) + ": '" + env + "' is not " + what);
   return v;
 }
 
@@ -40,7 +59,8 @@ ThreadDefault thread_default() {
   // Both variables are checked before the first OpenMP call: libomp parses
   // the environment then, and an OMP_NUM_THREADS such as -2 corrupts its
   // state (an assertion, or "Out of heap memory") before we could refuse it.
-  const auto env_threads = positive_env("OMP_NUM_THREADS", 4096, "a number of threads from 1 to 4096", true);
+  const auto env_threads =
+      positive_env("OMP_NUM_THREADS", 4096, "a number of threads from 1 to 4096 (or a list of them, 4,2)", true);
   positive_env("OMP_THREAD_LIMIT", 2147483647, "a thread limit from 1 to 2147483647", false);
 #if UTS_SMPI
   // uts-smpi: one thread per simulated rank, whatever the real machine has.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/clock.hpp"
+#include "base/out_of_memory.hpp"
 #include "base/tick.hpp"
 #include "engine/worker.hpp"
 #include "steal/registry.hpp"
@@ -62,9 +63,25 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
     placement.bind_again(id);
     ThreadCounters counters;  // --counters: opened by this thread, read around its run
     counters.open(settings.counters);
-    // Each worker is allocated and first touched by its own thread.
-    auto* me = new Worker<P>(shared.protocol, id);
-    if (shared.trace_capacity) me->trace.events.reserve(shared.trace_capacity);  // before the run's start
+    // Each worker is allocated and first touched by its own thread. Out of
+    // memory here is said in one line naming the option (nothing can be
+    // unwound out of the region).
+    Worker<P>* me = nullptr;
+    try {
+      me = new Worker<P>(shared.protocol, id);
+    } catch (const std::bad_alloc&) {
+      oom::fail("the state of " + std::to_string(threads) + " threads (--threads)");
+    }
+    if (shared.trace_capacity) {
+      try {
+        me->trace.events.reserve(shared.trace_capacity);  // before the run's start
+      } catch (const std::bad_alloc&) {
+        oom::fail("--trace-events " + std::to_string(shared.trace_capacity) + ": " + std::to_string(threads) +
+                  (threads == 1 ? " thread's" : " threads'") + " trace buffers do not fit (give fewer events)");
+      } catch (const std::length_error&) {
+        oom::fail("--trace-events " + std::to_string(shared.trace_capacity) + ": more events than a buffer can hold");
+      }
+    }
     shared.workers[static_cast<std::size_t>(id)] = me;
 #pragma omp barrier
     if (granted == threads) {
@@ -84,12 +101,11 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
       } catch (const std::bad_alloc&) {
         // Out of memory or a deque past 2^30 slots: no partial result could
         // be trusted, and the other threads cannot be unwound out of the
-        // region, so say why and leave at once (exit status 3).
-        std::fprintf(stderr, "uts: out of memory: the nodes waiting to be expanded no longer fit\n");
-        std::_Exit(3);
+        // region, so say why (once, whichever threads fail) and leave at
+        // once (exit status 3).
+        oom::fail("the nodes waiting to be expanded no longer fit");
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "uts: out of memory: %s\n", e.what());
-        std::_Exit(3);
+        oom::fail(e.what());
       }
     }
 #pragma omp barrier
@@ -129,12 +145,22 @@ RunResult run_with(const Tree& tree, const EngineSettings& settings, const StopR
   if (granted != threads)
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
                              std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
-  // Complete when the run ended by its termination (or, in one process, when
-  // a stop came just as the last node was expanded: every deque and expander
-  // ended empty, nothing given up); partial otherwise.
+  // Complete when the run ended by its termination and no signal came
+  // before that end (idle/termination.hpp: a signal may have cut a wait
+  // short, a --remote-delay or a sleep, even with every node expanded; one
+  // after the end leaves the run complete). Without that end the stop flag
+  // says why the threads left: partial, except that in one process a
+  // --max-nodes stop that came just as the last node was expanded (every
+  // deque and expander ended empty, nothing given up) is complete. A
+  // signal's stop is never excused so: it came before any end.
   bool all_empty = !shared.multi_rank;
   for (char e : ended_empty) all_empty = all_empty && e;
-  if (!shared.termination.done() && !all_empty) {
+  if (shared.termination.done()) {
+    if (const int sig = shared.termination.signal_at_end()) {
+      out.status = RunStatus::interrupted;
+      out.stop_signal = sig;
+    }
+  } else if (!all_empty || shared.stop_flag.signal() != 0) {
     out.status = shared.stop_flag.reason();
     out.stop_signal = shared.stop_flag.signal();
   }

@@ -100,6 +100,13 @@ RunResult run_sequential(const Tree& tree, const StopRule& stop, ProgressBoard* 
     case Way::slots_visit_in_kernel: loop(std::integral_constant<Way, Way::slots_visit_in_kernel>{}); break;
   }
   out.seconds = seconds_since(start);
+  // A signal in the last stretch before a poll still came before the run's
+  // end (docs/output.md, section 7): the run is interrupted, as in the
+  // parallel engine (steal/idle/termination.hpp), not quietly complete.
+  if (out.status == RunStatus::complete && interrupt::requested()) {
+    out.status = RunStatus::interrupted;
+    out.stop_signal = interrupt::signal_number();
+  }
   out.threads.resize(1);
   out.threads[0].nodes = out.counts.nodes;
   return out;

@@ -14,6 +14,7 @@
 #include "base/cache_line.hpp"
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
+#include "base/out_of_memory.hpp"
 #include "base/rng.hpp"
 #include "steal/protocol.hpp"  // RemoteDelay
 #include "steal/protocols/split/split_deque.hpp"
@@ -66,11 +67,12 @@ class Trial {
       placement_.bind_again(id);
       thread_body(id);
       places_[static_cast<std::size_t>(id)] = placement_.sample();
-    } catch (const std::exception& e) {
+    } catch (const std::bad_alloc&) {
       // Out of memory or a segment past 2^30 slots: as in the engine, say why
-      // and leave at once (threads cannot be unwound out of the region).
-      std::fprintf(stderr, "uts: %s\n", e.what());
-      std::_Exit(3);
+      // (once) and leave at once (threads cannot be unwound out of the region).
+      oom::fail("the pool's items no longer fit (--fill, --ops)");
+    } catch (const std::exception& e) {
+      oom::fail(e.what());
     }
     account();
     measure();

@@ -19,6 +19,10 @@ again within 200 ms is one signal delivered twice, and is ignored).
   duplicates   `timeout -s INT|TERM` (which signals the child, then its
                process group) with stdout a pipe, and one signal sent twice
                back to back: one request, partial results, exit 128+N
+  in a wait    the signal lands while the run is certainly inside a wait
+               (every thread in a --remote-delay of 5 s, on a tree that
+               takes milliseconds): the run is interrupted, marked, exit
+               128+N, never "complete" with the signal forgotten
   --verify     a partial run is not verified (and not a mismatch)
   pool         --workload pool: interrupted trials marked, later ones skipped
 
@@ -256,6 +260,33 @@ def duplicates(binary, tally):
                 "rc=%s out=%r err=%r" % (proc.returncode, out[-300:], err[-300:]))
 
 
+def inside_waits(binary, tally):
+    """A signal that ends a wait early still stops the run. Two threads in
+    two domains: every steal is remote and waits --remote-delay (5 s) before
+    its probe. Thread 1 starts with nothing and enters that wait at the
+    run's start; thread 0 finishes the small tree in milliseconds and enters
+    the same wait to probe thread 1. Termination is looked for only after a
+    search step ends, so for 5 s from the start both threads are in a delay,
+    and a signal 0.5 s after the handler is installed lands inside one by
+    construction (not by timing luck)."""
+    small = ["-t", "1", "-a", "3", "-d", "6", "-b", "4", "-r", "19"]
+    wait = ["--threads", "2", "--victim", "hier", "--domains", "2", "--remote-delay", "5000000000", "--no-progress"]
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        rc, out, err, dt = signal_run([binary] + small + wait + ["--format", "json"], sig, 0.5)
+        try:
+            rec = json.loads(out)
+            ok = rec["status"] == "interrupted" and rec["stop_signal"] == sig.name
+        except (ValueError, KeyError, TypeError):
+            ok = False
+        tally.check(rc == 128 + sig and ok and dt < BOUND,
+                    "%s inside a --remote-delay wait: interrupted, stop_signal %s, exit %d (%.2f s)"
+                    % (sig.name, sig.name, 128 + sig, dt), "rc=%s out=%r err=%r" % (rc, out[:300], err[-300:]))
+    rc, out, err, dt = signal_run([binary] + small + wait, signal.SIGINT, 0.5)
+    tally.check(rc == 130 and text_marked(out, signal.SIGINT),
+                "SIGINT inside a --remote-delay wait, text: PARTIAL RESULTS, exit 130",
+                "rc=%s out=%r err=%r" % (rc, out[-300:], err[-300:]))
+
+
 def verify_partial(binary, tally):
     rc, out, err, dt = signal_run([binary] + T1XL + ["--threads", "2", "--verify"], signal.SIGINT, 0.3)
     tally.check(rc == 130 and "Verify: not verified: partial run" in out and "MISMATCH" not in out.upper(),
@@ -295,6 +326,7 @@ def main():
     long_loops(binary, tally)
     after_completion(binary, tally)
     duplicates(binary, tally)
+    inside_waits(binary, tally)
     verify_partial(binary, tally)
     pool(binary, tally)
     return tally.finish()

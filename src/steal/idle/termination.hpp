@@ -40,6 +40,28 @@
 //
 // The thief's side of the rule is BusyMark (below): every protocol's steal
 // calls busy() before its claim can succeed and idle() if it fails.
+//
+// A signal before the end makes the run interrupted, whatever the threads
+// were doing when it came (docs/output.md, section 7): a wait it cut short
+// (a --remote-delay, a sleep) changed what the run measured, even when every
+// node was expanded. A signal after the end does not. The end is the store
+// of done_ (detect() or, across ranks, finish()); signal_at_end() says
+// which side of it the signal fell on:
+//  - the handler's first store of the signal (interrupt.cpp) and end()'s
+//    store of done_ and its read of the signal are all seq_cst, so all three
+//    sit in S;
+//  - if the handler's store precedes the done_ store in S, it precedes the
+//    read (sequenced after the store, so after it in S), and a seq_cst load
+//    sees the last store before it in S or a later one: the signal is seen
+//    (it is never cleared, outside tests);
+//  - if it follows the read in S, the read sees 0: the signal came after the
+//    end and the run stays complete;
+//  - between the two (the same instant, nanoseconds wide) it counts as
+//    before: a run is only ever called interrupted too eagerly, never a
+//    signal that cut a wait short forgotten.
+// The store is an exchange: when two detectors succeed at once (or finish()
+// comes twice), only the first, the end, reads the signal; a later one would
+// read it after the end.
 #pragma once
 
 #include <atomic>
@@ -48,6 +70,7 @@
 #include <vector>
 
 #include "base/cache_line.hpp"
+#include "base/interrupt.hpp"
 
 namespace uts {
 
@@ -83,9 +106,7 @@ class Termination {
   bool detect(std::vector<std::uint64_t>& scratch) {
     if (done()) return true;
     if (!quiescent(scratch)) return false;
-    // release: a thread that sees done may stop; results are merged after the
-    // OpenMP barrier anyway.
-    done_.value.store(true, std::memory_order_release);
+    end();
     return true;
   }
 
@@ -107,14 +128,27 @@ class Termination {
   }
 
   // The job is over (MPI: the ranks' termination said so).
-  // release: as in detect().
-  void finish() { done_.value.store(true, std::memory_order_release); }
+  void finish() { end(); }
 
-  // acquire: pairs with detect()'s release store.
+  // acquire: pairs with end()'s store (a thread that sees done may stop).
   bool done() const { return done_.value.load(std::memory_order_acquire); }
+
+  // The signal that came before the end (0: none, or no end yet); see the
+  // header comment. relaxed: read after the threads joined (the OpenMP
+  // barrier orders it after the store).
+  int signal_at_end() const { return signal_at_end_.load(std::memory_order_relaxed); }
 
  private:
   static std::uint64_t encode(std::uint64_t epoch, bool busy) { return (epoch << 1) | (busy ? 1 : 0); }
+
+  void end() {
+    // seq_cst: the end's place in S, before the signal's read (header
+    // comment); an exchange, so only the first end reads the signal.
+    if (done_.value.exchange(true, std::memory_order_seq_cst)) return;
+    // seq_cst inside signal_number(): after the exchange above in S.
+    // relaxed, the store: read after the threads joined.
+    signal_at_end_.store(interrupt::signal_number(), std::memory_order_relaxed);
+  }
 
   struct alignas(kCacheLine) State {
     std::atomic<std::uint64_t> word{0};
@@ -123,6 +157,7 @@ class Termination {
   int threads_;
   std::unique_ptr<State[]> states_;
   Padded<std::atomic<bool>> done_;
+  std::atomic<int> signal_at_end_{0};
 };
 
 // The thief's side of the termination rule, for one thread.

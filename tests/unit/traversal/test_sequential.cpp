@@ -1,6 +1,9 @@
 // traversal/: the sequential baseline and the dispatch between engines.
 #include <doctest/doctest.h>
 
+#include <csignal>
+
+#include "base/interrupt.hpp"
 #include "traversal/run.hpp"
 #include "traversal/sequential.hpp"
 
@@ -63,4 +66,18 @@ TEST_CASE("run(): the settings choose the engine; truncations are reported") {
   const Tree capped(wide);
   const RunResult c = run(capped, seq, StopRule{}, one);
   CHECK(c.truncations > 0);
+}
+
+// A signal in the last stretch before a poll (here: the whole of a tree
+// smaller than one poll interval) still came before the run's end.
+TEST_CASE("sequential: a signal before the end, even between two polls, makes the run interrupted") {
+  const Tree tree(t1_like(4));  // fewer than kPollNodes nodes: no poll in the loop
+  interrupt::install();
+  interrupt::reset_for_testing();
+  std::raise(SIGUSR1);
+  const RunResult r = run_sequential(tree, StopRule{});
+  interrupt::reset_for_testing();
+  CHECK(r.counts.nodes < kPollNodes);
+  CHECK(r.status == RunStatus::interrupted);
+  CHECK(r.stop_signal == SIGUSR1);
 }

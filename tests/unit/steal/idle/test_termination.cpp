@@ -2,8 +2,10 @@
 // rule (BusyMark).
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <vector>
 
+#include "base/interrupt.hpp"
 #include "steal/idle/termination.hpp"
 
 using namespace uts;
@@ -39,4 +41,37 @@ TEST_CASE("quiescent() says every thread is idle without ending the run; finish(
   t.finish();
   CHECK(t.done());
   CHECK(t.detect(scan));  // once done, always done
+}
+
+// A signal before the end makes the run interrupted, one after it does not
+// (the header's argument): signal_at_end() is the end's own reading.
+TEST_CASE("termination: a signal before the end is kept by it, one after it is not") {
+  interrupt::install();
+  interrupt::reset_for_testing();
+  std::vector<std::uint64_t> scan;
+  {
+    Termination t(1);
+    t.idle(0);
+    std::raise(SIGUSR1);  // handled on this thread before raise() returns
+    CHECK(t.detect(scan));
+    CHECK(t.signal_at_end() == SIGUSR1);
+  }
+  interrupt::reset_for_testing();
+  {
+    Termination t(1);
+    t.idle(0);
+    CHECK(t.detect(scan));
+    std::raise(SIGUSR2);  // after the end
+    CHECK(t.signal_at_end() == 0);
+    CHECK(t.detect(scan));  // a later detector (done already) does not read it again
+    CHECK(t.signal_at_end() == 0);
+  }
+  interrupt::reset_for_testing();
+  {
+    Termination t(1);  // across ranks: finish() is the end
+    std::raise(SIGHUP);
+    t.finish();
+    CHECK(t.signal_at_end() == SIGHUP);
+  }
+  interrupt::reset_for_testing();
 }
