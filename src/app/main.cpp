@@ -23,6 +23,7 @@
 #include "app/progress.hpp"
 #include "app/runtime_env.hpp"
 #include "base/interrupt.hpp"
+#include "base/printable.hpp"
 #include "base/out_of_memory.hpp"
 #include "base/simulated.hpp"
 #include "cli/config_file.hpp"
@@ -41,7 +42,9 @@
 namespace uts::app {
 
 int Voice::error(const std::string& message, int status) const {
-  if (speaks) std::fprintf(stderr, "uts: %s\n", message.c_str());
+  // Every line through printable_line: a message may quote a user's value,
+  // and one raw newline in it would forge a second "uts:" line.
+  if (speaks) std::fprintf(stderr, "uts: %s\n", printable_line(message).c_str());
   // mpirun aborts the job when the first rank exits non-zero: the other
   // ranks give rank 0 time to print its line and be that first rank.
   else if (silent_rank_waits) std::this_thread::sleep_for(std::chrono::seconds(2));
@@ -356,7 +359,8 @@ int run_main(int argc, char** argv, Voice& voice) {
     for (const CounterRequest& c : cfg.counters_wanted) cfg.engine.counters_asked.push_back(c.name);
     cfg.engine.counters = usable_counters(cfg.counters_wanted, cfg.counters_unavailable);
     if (!cfg.counters_unavailable.empty() && voice.speaks)
-      std::fprintf(stderr, "uts: counters unavailable, running without them: %s\n", cfg.counters_unavailable.c_str());
+      std::fprintf(stderr, "uts: counters unavailable, running without them: %s\n",
+                   printable_line(cfg.counters_unavailable).c_str());
   }
   cfg.engine.sha1 = *path;
   const Tree tree(cfg.tree, *path);

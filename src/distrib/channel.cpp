@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/printable.hpp"
+
 namespace uts::distrib {
 
 Channel::Channel(std::unique_ptr<Transport> transport)
@@ -27,7 +29,7 @@ void Channel::protocol_error(const std::string& what, int from) {
 }
 
 void Channel::fail(const std::string& line) {
-  std::fprintf(stderr, "uts: rank %d: %s\n", rank_, line.c_str());
+  std::fprintf(stderr, "uts: rank %d: %s\n", rank_, printable_line(line).c_str());
   net_->abort(3);
   std::_Exit(3);  // abort() does not return; said again for the compiler
 }
