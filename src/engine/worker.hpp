@@ -494,7 +494,7 @@ class ThreadRun final : public LinkHost {
     ++self_.stats.deques_examined;
     Worker<P>& victim = *sh_.workers[static_cast<std::size_t>(v)];
     const bool remote = sh_.domains && !sh_.domains->same(id_, v);
-    const RemoteDelay delay{remote ? sh_.settings.locality.remote_delay_ns : 0};
+    const RemoteDelay delay{remote ? sh_.settings.locality.remote_delay_ns : 0, &sh_.termination.done_flag()};
     delay();
     const std::uint64_t t0 = tick::now();
     const StealOutcome got = self_.deque.steal(victim.deque, busy_, amount, delay);

@@ -52,6 +52,7 @@
 // fails, so every node not yet expanded is always held by a busy thread.
 #pragma once
 
+#include <atomic>
 #include <bit>
 #include <concepts>
 #include <cstdint>
@@ -97,13 +98,21 @@ struct ProtocolTraits {
 // --remote-delay: the emulated cost of one access to another domain's deque.
 // A protocol calls it right before its claim (CAS, lock or request post);
 // the engine calls it before the probe. It ends early when the run is asked
-// to stop (a delay may be seconds long: --remote-delay takes up to 10 s).
+// to stop (a delay may be seconds long: --remote-delay takes up to 10 s), and
+// when the run has ended: a thief counts as idle while it waits, so the
+// others may detect the end meanwhile, and the rest of a wait for a deque
+// that can hold nothing would only lengthen the run's time (and a signal in
+// that tail would shorten it: the same run, two times).
 struct RemoteDelay {
   std::uint64_t ns = 0;
+  const std::atomic<bool>* ended = nullptr;  // the run's end (termination's done flag), or none
   void operator()() const {
     if (ns == 0) return;
     const auto end = Clock::now() + std::chrono::nanoseconds(ns);
-    while (Clock::now() < end && !interrupt::stop_requested()) cpu_relax();
+    // relaxed: the flag only cuts the wait short; whoever acts on the end
+    // reads it again with termination's own order.
+    while (Clock::now() < end && !interrupt::stop_requested() && !(ended && ended->load(std::memory_order_relaxed)))
+      cpu_relax();
   }
 };
 

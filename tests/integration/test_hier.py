@@ -56,6 +56,18 @@ def main():
                 bad.append("%s -> %s" % (" ".join(cfg), got))
         tally.check(not bad, "%s %s: hier exact at 2-8 threads" % (proto, name), "; ".join(bad))
 
+    # A wait for a remote deque ends with the run: a thief counts as idle
+    # while it waits, so the end can come meanwhile, and the rest of the
+    # wait must not lengthen the run. A 10 s delay on a tree that takes
+    # milliseconds: with 3 threads in 2 domains the lone thread of domain 1
+    # can only steal remotely, so it is inside a wait when the others finish.
+    tiny = trees[2][1]
+    expected = results_of(run_json(binary, tiny + ["--sequential"]))
+    rec = run_json(binary, tiny + ["--victim", "hier", "--threads", "3", "--domains", "2",
+                                   "--remote-delay", "10000000000"], timeout=120)
+    tally.check(results_of(rec) == expected and rec["status"] == "complete" and rec["timing"]["seconds"] < 5,
+                "a 10 s remote delay ends with the run (exact, complete, %.3f s)" % rec["timing"]["seconds"])
+
     # Remote and local steals both happen (non-vacuous), and the per-thread,
     # per-domain and aggregate counters agree.
     rec = run_json_until(binary, rows["T3"] + ["--victim", "hier", "--threads", "4", "--domains", "2",

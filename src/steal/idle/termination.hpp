@@ -132,6 +132,9 @@ class Termination {
 
   // acquire: pairs with end()'s store (a thread that sees done may stop).
   bool done() const { return done_.value.load(std::memory_order_acquire); }
+  // The flag itself, for a wait that only needs to end soon after the end
+  // (RemoteDelay).
+  const std::atomic<bool>& done_flag() const { return done_.value; }
 
   // The signal that came before the end (0: none, or no end yet); see the
   // header comment. relaxed: read after the threads joined (the OpenMP
