@@ -142,6 +142,9 @@ def parse_help(text):
         r = RANGE.search(o.help)
         if r:
             o.low, o.high = int(r.group(1)), int(r.group(2))
+            # A wider floor said later in the text ("other protocols accept
+            # N from 0") is the floor any command line may use.
+            o.low = min([o.low] + [int(x) for x in re.findall(r"\bN from (-?\d+)", o.help)])
         d = DEFAULT.search(o.help)
         if d:
             o.default = (d.group(1) or d.group(2)).strip()
