@@ -15,7 +15,7 @@ namespace uts::app {
 
 namespace {
 
-int g_saved = -1;   // the real stderr while a capture runs
+int g_saved = -1;   // the real stderr while a capture runs (-1: fd 2 was closed)
 int g_memfd = -1;   // where fd 2 writes meanwhile
 
 // The start-up complaint. Function-local: it is written by the program's
@@ -81,27 +81,33 @@ std::string variable_in(const std::string& line) {
 
 void begin_capture() {
   if (g_memfd >= 0) return;
-  if (::fcntl(2, F_GETFD) == -1) return;  // stderr closed: nothing would be seen anyway
-  const int saved = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
-  if (saved < 0) return;
+  // stderr closed: captured all the same, since what the runtime says
+  // decides the exit status (an OMP_* value it refuses is exit 2), whether
+  // or not anyone reads the line; fd 2 is closed again at the end.
+  const bool closed = ::fcntl(2, F_GETFD) == -1;
+  const int saved = closed ? -1 : ::fcntl(2, F_DUPFD_CLOEXEC, 3);
+  if (!closed && saved < 0) return;
   const int mem = high_fd(::memfd_create("uts-runtime-stderr", MFD_CLOEXEC));
   if (mem < 0 || ::dup2(mem, 2) < 0) {
     if (mem >= 0) ::close(mem);
-    ::close(saved);
+    if (saved >= 0) ::close(saved);
     return;
   }
   g_saved = saved;
   g_memfd = mem;
 }
 
+// fd 2 as it was before the capture: the saved stderr, or closed.
 void restore_stderr() {
+  if (g_memfd < 0) return;
   if (g_saved >= 0) ::dup2(g_saved, 2);
+  else ::close(2);
 }
 
 std::string end_capture() {
   if (g_memfd < 0) return "";
-  ::dup2(g_saved, 2);
-  ::close(g_saved);
+  restore_stderr();
+  if (g_saved >= 0) ::close(g_saved);
   std::string text;
   char buf[4096];
   for (off_t at = 0;;) {

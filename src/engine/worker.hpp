@@ -357,9 +357,13 @@ class ThreadRun final : public LinkHost {
     on_dry(self_.deque);  // first: request cells close even when the run stops here
     if (sh_.stop_flag.raised()) return false;
     if (!sh_.settings.stealing && !seat_.taken()) {
-      // -s 0: each thread ends with its own work. Across ranks it still
-      // counts for its rank's quiescence: idle, truthfully (its deque is empty).
-      if (sh_.multi_rank) sh_.termination.idle(id_);
+      // -s 0: each thread ends with its own work, idle, truthfully (its
+      // deque is empty). Across ranks that counts for the rank's
+      // quiescence; in one process the last thread to get here detects the
+      // end, which reads the signal (idle/termination.hpp): a signal after
+      // every thread's last poll still came before the end.
+      sh_.termination.idle(id_);
+      detect();
       return false;
     }
     sh_.termination.idle(id_);

@@ -15,7 +15,8 @@ documented exit status (docs/output.md, section 6).
                  0, -1, abc, 3,abc, 1, ; OMP_PROC_BIND, OMP_PLACES,
                  OMP_THREAD_LIMIT, OMP_DYNAMIC, OMP_WAIT_POLICY,
                  OMP_STACKSIZE): exit 2, exactly one line naming the
-                 variable, no runtime warning and no blank line; a control
+                 variable, no runtime warning and no blank line (with
+                 stderr closed: exit 2 all the same); a control
                  character in the value does not start a second line; a valid
                  nested list (2,3) runs, and the record says where the threads
                  came from; --help still answers; under mpirun (a build with
@@ -100,6 +101,13 @@ def omp_environment(binary, tally):
     proc = run(binary, SMALL, env=dict(base, OMP_PROC_BIND="x\nuts: fake"), timeout=60)
     tally.check(proc.returncode == 2 and one_line(proc.stderr, "OMP_PROC_BIND"),
                 "OMP_PROC_BIND with a newline in it: one line", "rc=%s stderr=%r" % (proc.returncode, proc.stderr))
+    # With stderr closed nobody reads the line, but the value is refused all
+    # the same: the exit status must not depend on whether fd 2 is open.
+    proc = subprocess.run([binary] + SMALL, stdout=subprocess.PIPE, text=True, timeout=60,
+                          env=dict(base, OMP_PROC_BIND="bogus"), preexec_fn=lambda: os.close(2))
+    tally.check(proc.returncode == 2 and proc.stdout == "",
+                "OMP_PROC_BIND=bogus with stderr closed: still refused, exit 2, nothing on stdout",
+                "rc=%s out=%r" % (proc.returncode, proc.stdout[:300]))
     proc = run(binary, SMALL + ["--format", "json"], env=dict(base, OMP_NUM_THREADS="2,3"), timeout=60)
     try:
         rec = json.loads(proc.stdout)

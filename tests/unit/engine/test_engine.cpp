@@ -5,9 +5,11 @@
 // when thread 0 is idle. The tree must come out exact either way.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <string>
 #include <vector>
 
+#include "base/interrupt.hpp"
 #include "engine/engine.hpp"
 #include "steal/registry.hpp"
 #include "traversal/sequential.hpp"
@@ -106,6 +108,34 @@ TEST_CASE("the rank seam: thread 0 gives its shallowest nodes away and gets them
       if (threads == 1) CHECK(link.given_ > 0);
       CHECK(link.returned_ == link.given_);
       CHECK(link.closed_);
+    }
+  }
+}
+
+// A signal that comes after every thread's last poll (here: before the run,
+// on a tree smaller than one poll interval, so no thread polls) still came
+// before the end. With -s 0 the threads used to leave one by one without an
+// end, and the run was called complete with the signal forgotten; with
+// stealing the end (termination.hpp) reads it. Both must say interrupted.
+TEST_CASE("run_parallel: a signal before the end makes the run interrupted, with or without stealing") {
+  TreeParams p = small_tree();
+  p.depth = 4;  // 341 nodes: fewer than one poll interval
+  const Tree tree(p);
+  for (const bool stealing : {true, false}) {
+    for (int threads : {1, 3}) {
+      CAPTURE(stealing);
+      CAPTURE(threads);
+      EngineSettings s = settings_for(*all_protocols().front(), threads);
+      s.stealing = stealing;
+      ProgressBoard board(threads);
+      interrupt::install();
+      interrupt::reset_for_testing();
+      std::raise(SIGUSR1);  // handled on this thread before raise() returns
+      const RunResult got = run_parallel(tree, s, StopRule{}, board);
+      interrupt::reset_for_testing();
+      CHECK(got.counts.nodes < kPollNodes);
+      CHECK(got.status == RunStatus::interrupted);
+      CHECK(got.stop_signal == SIGUSR1);
     }
   }
 }
