@@ -73,13 +73,13 @@ if [ -n "$packages" ]; then
     > "$SPACK_USER_CONFIG_PATH/repos.yaml"
 fi
 
-# The externals: what `spack external find` detects (compiler, tools, MPI,
-# hwloc, OTF2, SimGrid), then the header and library packages it cannot
-# detect, at the versions pkg-config or their headers give (Debian's paths).
-# None is buildable: the run shows the recipe against what the machine has
-# (gcc-runtime and compiler-wrapper are Spack's own, made from the compiler
-# and from Spack itself).
-step external find --scope user --not-buildable gcc meson ninja pkgconf python openmpi hwloc otf2 simgrid
+# The externals: what `spack external find` detects (the compiler and the
+# build tools), then the libraries, at the versions pkg-config or their
+# headers give, in /usr (Spack 1.1 detected none of Debian's Open MPI,
+# hwloc, OTF2 and SimGrid). None is buildable: the run shows the recipe
+# against what the machine has (gcc-runtime and compiler-wrapper are
+# Spack's own, made from the compiler and from Spack itself).
+step external find --scope user --not-buildable gcc meson ninja pkgconf
 pc_version() {  # the version of the first of the pkg-config names found
   local name
   for name in "$@"; do
@@ -93,6 +93,10 @@ cryptopp_version=$(pc_version libcrypto++ libcryptopp cryptopp) \
 case "$cryptopp_version" in *.*.*) ;; *) cryptopp_version="$cryptopp_version.0" ;; esac
 cxxopts_version=$(pc_version cxxopts) || die "cxxopts has no pkg-config file here"
 tbb_version=$(pc_version tbb) || die "oneTBB has no pkg-config file here"
+hwloc_version=$(pc_version hwloc) || die "hwloc has no pkg-config file here"
+openmpi_version=$(pc_version ompi) || die "Open MPI has no pkg-config file here (ompi.pc)"
+otf2_version=$(pc_version otf2) || die "OTF2 has no pkg-config file here"
+simgrid_version=$(pc_version simgrid) || die "SimGrid has no pkg-config file here"
 doctest_h=/usr/include/doctest/doctest.h
 [ -f "$doctest_h" ] || die "no $doctest_h (doctest)"
 doctest_version=$(awk '/#define DOCTEST_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $3; sep="."}' "$doctest_h")
@@ -122,6 +126,18 @@ spack:
     intel-tbb:
       buildable: false
       externals: [{spec: intel-tbb@$tbb_version, prefix: /usr}]
+    hwloc:
+      buildable: false
+      externals: [{spec: hwloc@$hwloc_version, prefix: /usr}]
+    openmpi:
+      buildable: false
+      externals: [{spec: openmpi@$openmpi_version, prefix: /usr}]
+    otf2:
+      buildable: false
+      externals: [{spec: otf2@$otf2_version, prefix: /usr}]
+    simgrid:
+      buildable: false
+      externals: [{spec: simgrid@$simgrid_version, prefix: /usr}]
     tbb:
       require: intel-tbb
     mpi:
