@@ -99,6 +99,16 @@ otf2_version=$(pc_version otf2) || die "OTF2 has no pkg-config file here"
 simgrid_version=$(pc_version simgrid) || die "SimGrid has no pkg-config file here"
 doctest_h=/usr/include/doctest/doctest.h
 [ -f "$doctest_h" ] || die "no $doctest_h (doctest)"
+# Spack gives the meson external a python dependency: the Python that
+# runs meson (its #! line).
+meson_bin=$(command -v meson) || die "no meson on PATH"
+meson_python=$(head -n 1 "$meson_bin" | sed -n 's/^#! *//p')
+case "$meson_python" in
+  */env\ *) meson_python=$(command -v "${meson_python##* }") || die "no ${meson_python##* } on PATH" ;;
+esac
+[ -x "$meson_python" ] || die "cannot tell which Python runs $meson_bin"
+python_version=$("$meson_python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
+python_prefix=$("$meson_python" -c 'import sys; print(sys.prefix)')
 doctest_version=$(awk '/#define DOCTEST_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $3; sep="."}' "$doctest_h")
 
 # An environment that develops uts from this checkout as it is on disk,
@@ -138,6 +148,9 @@ spack:
     simgrid:
       buildable: false
       externals: [{spec: simgrid@$simgrid_version, prefix: /usr}]
+    python:
+      buildable: false
+      externals: [{spec: python@$python_version, prefix: $python_prefix}]
     tbb:
       require: intel-tbb
     mpi:
