@@ -73,13 +73,14 @@ if [ -n "$packages" ]; then
     > "$SPACK_USER_CONFIG_PATH/repos.yaml"
 fi
 
-# The externals: what `spack external find` detects (the compiler and the
-# build tools), then the libraries, at the versions pkg-config or their
-# headers give, in /usr (Spack 1.1 detected none of Debian's Open MPI,
-# hwloc, OTF2 and SimGrid). None is buildable: the run shows the recipe
-# against what the machine has (gcc-runtime and compiler-wrapper are
-# Spack's own, made from the compiler and from Spack itself).
-step external find --scope user --not-buildable gcc meson ninja pkgconf
+# The externals: what `spack external find` detects (the compiler, Ninja,
+# pkg-config), then Meson with the Python that runs it, and the libraries at
+# the versions pkg-config or their headers give, in /usr (Spack 1.1
+# detected none of Debian's Open MPI, hwloc, OTF2 and SimGrid). None is
+# buildable: the run shows the recipe against what the machine has
+# (gcc-runtime and compiler-wrapper are Spack's own, made from the compiler
+# and from Spack itself).
+step external find --scope user --not-buildable gcc ninja pkgconf
 pc_version() {  # the version of the first of the pkg-config names found
   local name
   for name in "$@"; do
@@ -99,9 +100,11 @@ otf2_version=$(pc_version otf2) || die "OTF2 has no pkg-config file here"
 simgrid_version=$(pc_version simgrid) || die "SimGrid has no pkg-config file here"
 doctest_h=/usr/include/doctest/doctest.h
 [ -f "$doctest_h" ] || die "no $doctest_h (doctest)"
-# Spack gives the meson external a python dependency: the Python that
-# runs meson (its #! line).
+# Meson's recipe depends on python: the Python that runs meson (its #!
+# line), given explicitly (Spack 1.1 deprecates guessing it).
 meson_bin=$(command -v meson) || die "no meson on PATH"
+meson_version=$("$meson_bin" --version)
+meson_prefix=$(dirname "$(dirname "$meson_bin")")
 meson_python=$(head -n 1 "$meson_bin" | sed -n 's/^#! *//p')
 case "$meson_python" in
   */env\ *) meson_python=$(command -v "${meson_python##* }") || die "no ${meson_python##* } on PATH" ;;
@@ -151,6 +154,12 @@ spack:
     python:
       buildable: false
       externals: [{spec: python@$python_version, prefix: $python_prefix}]
+    meson:
+      buildable: false
+      externals:
+      - spec: meson@$meson_version
+        prefix: $meson_prefix
+        dependencies: [{spec: python, deptypes: [build, run]}]
     tbb:
       require: intel-tbb
     mpi:
@@ -163,9 +172,14 @@ cat "$SPACK_USER_CONFIG_PATH/packages.yaml"
 step -e "$env_dir" repo add "$checkout/packaging/spack/spack_repo/uts"
 step -e "$env_dir" repo list
 step -e "$env_dir" develop --no-clone --path "$checkout" uts@=develop
-step -e "$env_dir" concretize -f
+# With --test=root the test dependencies (doctest) enter the DAG.
+step -e "$env_dir" concretize -f --test=root
 step -e "$env_dir" install --test=root
 step -e "$env_dir" find -v -l -p uts
 step -e "$env_dir" test run uts
+step -e "$env_dir" test results -l
+# `spack develop` left a link to the build folder in the checkout (e.g.
+# build-linux-debian12-zen3-<hash>); the build stays under $work/stage.
+find "$checkout" -maxdepth 1 -type l -name 'build-*' -lname "$work/*" -delete
 echo
 echo "try.sh: OK (uts from $checkout installed under $work/opt; its Spack test passed)"

@@ -129,4 +129,5 @@ class Uts(MesonPackage):
         """The installed uts explores tree T1 and verifies it (Verify: OK)"""
         uts = which(self.prefix.bin.uts)
         out = uts("--preset", "T1", "--verify", output=str, error=str)
+        print(out, end="")  # into the test log (spack test results -l)
         assert "Verify: OK" in out, f"no 'Verify: OK' in uts's output:\n{out}"
