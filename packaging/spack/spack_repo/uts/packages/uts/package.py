@@ -61,7 +61,8 @@ class Uts(MesonPackage):
     depends_on("cxx", type="build")
     # OpenMP comes from the compiler (GCC's libgomp, or clang's libomp);
     # meson.build asks for dependency('openmp').
-    # C++20 with -Werror, built and tested with GCC 12 and clang 14.
+
+    # C++20: the project builds and tests with GCC 12 and clang 14.
     conflicts("%gcc@:11", msg="uts needs GCC 12 or later (C++20)")
     conflicts("%clang@:13", msg="uts needs clang 14 or later (C++20)")
 
