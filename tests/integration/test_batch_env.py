@@ -7,7 +7,11 @@ and the pool workload's records; outside a job batch is null, runtime_env
 a count Slurm did not give as a number is null; the tree is the same. Under
 mpirun (when this uts has MPI), the record holds rank 0's values.
 
-usage: test_batch_env.py UTS_BINARY
+With --study SOURCE_ROOT (a one-cell study, a few seconds), instead: a study's machine.json has the job and the environment
+it was started with, and a --resume in another job adds that job to its
+resumed entry.
+
+usage: test_batch_env.py UTS_BINARY [--study SOURCE_ROOT]
 """
 import csv
 import io
@@ -55,8 +59,42 @@ def csv_rows(text):
     return list(csv.reader(io.StringIO(text)))
 
 
+def study(binary, root):
+    tally = Tally()
+    script = os.path.join(root, "scripts", "study")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "study")
+        cmd = [sys.executable, script, "scaling", "--trees", "T1", "--threads", "1", "--victim", "random", "--reps", "1",
+               "--warmup", "0", "--out", out, "--uts", binary]
+        env = dict(CLEAN, PYTHONPATH=os.path.join(root, "scripts"), KMP_UTS_NOTE="study")
+        p = run(cmd, dict(env, SLURM_JOB_ID="77", SLURM_JOB_NAME="study"), timeout=600)
+        tally.check(p.returncode == 0, "a one-cell study in a Slurm job runs", p.stderr[-1500:])
+        facts = {}
+        if p.returncode == 0:
+            with open(os.path.join(out, "machine.json")) as f:
+                facts = json.load(f)
+        batch = facts.get("batch") or {}
+        tally.check(batch.get("system") == "slurm" and batch.get("job_id") == "77" and batch.get("job_name") == "study",
+                    "machine.json: batch is the study's job", repr(facts.get("batch")))
+        tally.check(facts.get("runtime_env") == {"KMP_UTS_NOTE": "study"},
+                    "machine.json: runtime_env as the study was started", repr(facts.get("runtime_env")))
+        p = run(cmd + ["--resume"], dict(env, SLURM_JOB_ID="78"), timeout=600)
+        facts = {}
+        if p.returncode == 0:
+            with open(os.path.join(out, "machine.json")) as f:
+                facts = json.load(f)
+        resumed = facts.get("resumed") or [{}]
+        tally.check(p.returncode == 0 and (facts.get("batch") or {}).get("job_id") == "77"
+                    and (resumed[-1].get("batch") or {}).get("job_id") == "78",
+                    "--resume in another job: the study keeps its first job, the resumed entry names the new one",
+                    repr((facts.get("batch"), resumed)) + p.stderr[-800:])
+    return tally.finish()
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
+    if len(sys.argv) == 4 and sys.argv[2] == "--study":
+        return study(binary, sys.argv[3])
     tally = Tally()
     job = dict(SLURM, **RUNTIME)
 
