@@ -7,9 +7,9 @@ and the pool workload's records; outside a job batch is null, runtime_env
 a count Slurm did not give as a number is null; the tree is the same. Under
 mpirun (when this uts has MPI), the record holds rank 0's values.
 
-With --study SOURCE_ROOT (a one-cell study, a few seconds), instead: a study's machine.json has the job and the environment
-it was started with, and a --resume in another job adds that job to its
-resumed entry.
+With --study SOURCE_ROOT (a one-cell study, a few seconds), instead: a
+study's machine.json has the job and the environment it was started with,
+and a --resume in another job adds that job to its resumed entry.
 
 usage: test_batch_env.py UTS_BINARY [--study SOURCE_ROOT]
 """
@@ -64,8 +64,8 @@ def study(binary, root):
     script = os.path.join(root, "scripts", "study")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "study")
-        cmd = [sys.executable, script, "scaling", "--trees", "T1", "--threads", "1", "--victim", "random", "--reps", "1",
-               "--warmup", "0", "--out", out, "--uts", binary]
+        cmd = [sys.executable, script, "scaling", "--trees", "T1", "--threads", "1", "--victim", "random",
+               "--reps", "1", "--warmup", "0", "--out", out, "--uts", binary]
         env = dict(CLEAN, PYTHONPATH=os.path.join(root, "scripts"), KMP_UTS_NOTE="study")
         p = run(cmd, dict(env, SLURM_JOB_ID="77", SLURM_JOB_NAME="study"), timeout=600)
         tally.check(p.returncode == 0, "a one-cell study in a Slurm job runs", p.stderr[-1500:])
@@ -100,7 +100,8 @@ def main():
 
     # --- Outside a job, nothing set --------------------------------------
     rec = json.loads(uts(binary, TREE + ["--format", "json"], {}))
-    tally.check("batch" in rec and rec["batch"] is None, "outside a job: batch is null", repr(rec.get("batch", "absent")))
+    tally.check("batch" in rec and rec["batch"] is None, "outside a job: batch is null",
+                repr(rec.get("batch", "absent")))
     tally.check(rec.get("runtime_env") == {}, "no OMP_*, GOMP_*, KMP_* set: runtime_env is {} (not null)",
                 repr(rec.get("runtime_env", "absent")))
     rows = csv_rows(uts(binary, TREE + ["--format", "csv"], {}))

@@ -192,7 +192,8 @@ def compare(args):
                 mo, mn = mask_json(jo, [], varies), mask_json(jn, [], varies)
                 keys = sorted(k for k in set(mo) | set(mn) if mo.get(k) != mn.get(k))
                 problems.append("JSON differs in %s" % keys)
-            if list(jo) != list(jn) or list(jo.get("engine", {})) != list(jn.get("engine", {})):
+            if [k for k in jo if k not in ENVIRONMENT] != [k for k in jn if k not in ENVIRONMENT] or \
+                    list(jo.get("engine", {})) != list(jn.get("engine", {})):
                 key_order_changed += 1
             ho, co = mask_csv(outs[("old", "csv")], varies)
             hn, cn = mask_csv(outs[("new", "csv")], varies)
