@@ -162,6 +162,9 @@ def main():
     rows = csv_rows(uts(binary, pool + ["--format", "csv"], job))
     tally.check(len(rows) == 2 and rows[0][-len(NEW_CSV):] == NEW_CSV and rows[1][-len(NEW_CSV):] == want,
                 "pool workload CSV: the same last columns", repr(rows[-1][-8:]))
+    text = uts(binary, pool + ["-v"], job)
+    tally.check("\nBatch: Slurm job 4242 " in text and "\nEnvironment: GOMP_SPINCOUNT=1000 " in text,
+                "pool workload -v: the Batch: and Environment: lines", text[-600:])
     prec = json.loads(uts(binary, pool + ["--format", "json"], {}))
     tally.check("batch" in prec and prec["batch"] is None and prec.get("runtime_env") == {},
                 "pool workload outside a job: batch null, runtime_env {}")
