@@ -401,9 +401,16 @@ def run_jobs(tally, here, binary, mpi, cluster, refs):
         for r in recs[:1]:
             engine = r.get("engine") or {}
             tally.check(engine.get("ranks") == 2 and engine.get("threads") == 1 and engine.get("mpi") is True,
-                        "hybrid: 2 MPI ranks x 1 thread (srun --mpi=pmix)", "engine %r" % (engine,))
+                        "hybrid: 2 MPI ranks x 1 thread (MPI_LAUNCH %s)" % os.environ.get("MPI_LAUNCH", "pmix"),
+                        "engine %r" % (engine,))
             tally.check(r.get("verified") is True and exact(r.get("results") or {}, refs["T3"]),
                         "hybrid: T3 exact and verified", "results %r" % (r.get("results"),))
+            if cluster.task_plugin == "task/affinity":
+                placement = r.get("placement") or {}
+                bound = [th.get("bound_to") for th in placement.get("threads") or []]
+                tally.check(len(bound) == 2 and None not in bound and len(set(bound)) == 2,
+                            "hybrid: each rank pinned to its own core (--cpu-bind=cores)",
+                            "placement %r" % (placement,))
             check_batch(tally, "hybrid", r, job_id)
 
     rc, job_id, _ = done["study"]
