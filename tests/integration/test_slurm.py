@@ -38,6 +38,10 @@ class Skip(Exception):
     pass
 
 
+class NotStarted(Exception):
+    pass
+
+
 class Tally:
     def __init__(self):
         self.passed = 0
@@ -204,14 +208,15 @@ class SingleHostSlurm:
                     self.task_plugin = plugin
                     return
                 time.sleep(0.3)
+            slurmd_died = slurmd.poll() is not None
             why = "slurmctld: %s\nslurmd: %s\nnode state: %r" % (
                 tail(self.path("log", "slurmctld.out"), 5), tail(self.path("log", "slurmd.out"), 5), state)
             self.stop_daemons(("slurmd", "slurmctld"))
-            if slurmd.returncode is None or plugin == "task/none":
+            if not slurmd_died:
                 break
         if os.getuid() != 0:
             raise Skip("this user cannot start a single-host Slurm (not root):\n" + why)
-        raise RuntimeError("the single-host Slurm did not start:\n" + why)
+        raise NotStarted("the single-host Slurm did not start:\n" + why)
 
     def stop_daemons(self, names):
         for name, p in self.procs:
@@ -320,7 +325,8 @@ def check_outside(tally, here, binary, mpi, tmp):
         label = "%s %s outside a job" % (script, " ".join("%s=%s" % kv for kv in extra.items()))
         one_line_exit_2(tally, label, p.returncode, p.stderr + p.stdout, needle)
     if shutil.which("shellcheck"):
-        p = subprocess.run(["shellcheck", "-x"] + [os.path.join("scripts", "slurm", s) for s in SCRIPTS + ("common.sh",)],
+        files = [os.path.join("scripts", "slurm", s) for s in SCRIPTS + ("common.sh",)]
+        p = subprocess.run(["shellcheck", "-x"] + files,
                            capture_output=True, text=True, cwd=here, timeout=120)
         tally.check(p.returncode == 0, "the job scripts are shellcheck-clean", p.stdout[-2000:])
     else:
@@ -472,6 +478,8 @@ def main():
         if cluster.task_plugin != "task/affinity":
             print("note  task/affinity does not start here: jobs run unpinned (TaskPlugin=task/none)")
         run_jobs(tally, here, binary, mpi, cluster, refs)
+    except NotStarted as e:
+        tally.check(False, "the single-host Slurm starts as root", str(e))
     except Skip as e:
         print("SKIP: %s" % e)
         return 1 if tally.failed else 77
