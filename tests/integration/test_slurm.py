@@ -287,11 +287,16 @@ def records(path):
         return [{"unreadable": str(e)}]
 
 
-def check_batch(tally, what, rec, job_id):
+def check_batch(tally, what, rec, job_id, tasks, cpus, pinned):
     batch = rec.get("batch") or {}
     env = rec.get("runtime_env") or {}
     tally.check(batch.get("system") == "slurm" and batch.get("job_id") == job_id,
                 "%s: batch.system slurm, batch.job_id %s" % (what, job_id), "batch: %r" % (rec.get("batch"),))
+    tally.check(batch.get("tasks") == tasks and batch.get("cpus_per_task") == cpus
+                and (not pinned or "mask_cpu" in (batch.get("cpu_bind") or "")),
+                "%s: batch.tasks %d, batch.cpus_per_task %d%s" % (
+                    what, tasks, cpus, ", batch.cpu_bind the mask srun applied" if pinned else ""),
+                "batch: %r" % (rec.get("batch"),))
     tally.check(env.get("OMP_PLACES") == "cores" and env.get("OMP_PROC_BIND") == "close",
                 "%s: runtime_env has OMP_PLACES=cores OMP_PROC_BIND=close" % what, "runtime_env: %r" % (env,))
 
@@ -389,7 +394,7 @@ def run_jobs(tally, here, binary, mpi, cluster, refs):
         what = "sweep %d thread%s" % (t or 0, "" if t == 1 else "s")
         tally.check(r.get("verified") is True and exact(r.get("results") or {}, refs["T1"]),
                     "%s: T1 exact (size, depth, leaves) and verified" % what, "results %r" % (r.get("results"),))
-        check_batch(tally, what, r, job_id)
+        check_batch(tally, what, r, job_id, 1, cpus, cluster.task_plugin == "task/affinity")
         tally.check((r.get("runtime_env") or {}).get("OMP_NUM_THREADS") == str(t),
                     "%s: runtime_env OMP_NUM_THREADS=%s" % (what, t))
         if cluster.task_plugin == "task/affinity":
@@ -417,7 +422,7 @@ def run_jobs(tally, here, binary, mpi, cluster, refs):
                 tally.check(len(bound) == 2 and None not in bound and len(set(bound)) == 2,
                             "hybrid: each rank pinned to its own core (--cpu-bind=cores)",
                             "placement %r" % (placement,))
-            check_batch(tally, "hybrid", r, job_id)
+            check_batch(tally, "hybrid", r, job_id, 2, 1, cluster.task_plugin == "task/affinity")
 
     rc, job_id, _ = done["study"]
     out = os.path.join(work, "uts-study-%s" % job_id)
