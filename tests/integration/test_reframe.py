@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The ReFrame check (tests/reframe/uts_tree_search.py) run by ReFrame on the
-local system with the built uts: T1 and T3 at 1 thread and at all cores pass,
+local system (or, with --system slurm, as jobs of the Slurm that
+SLURM_CONF names, already running) with the built uts: T1 and T3 at 1 thread and at all cores pass,
 each with one rate in nodes/s equal to the figure uts printed; given a wrong
 expected size (-S), the run fails its sanity stage and ReFrame exits non-zero.
 
@@ -8,7 +9,7 @@ ReFrame is the one in the venv scripts/test makes under the build folder
 (REFRAME, the third argument), or UTS_REFRAME when set; without it the test
 skips (77). Everything ReFrame writes goes to a temporary folder.
 
-usage: test_reframe.py SOURCE_ROOT UTS_BINARY [REFRAME]
+usage: test_reframe.py SOURCE_ROOT UTS_BINARY [REFRAME] [--system local|slurm]
 """
 import csv
 import json
@@ -32,7 +33,7 @@ def reference_size(source_root, tree):
     raise SystemExit('%s has no row in reference-trees.csv' % tree)
 
 
-def run_reframe(reframe, source_root, uts, work, name, cases, extra=()):
+def run_reframe(reframe, source_root, uts, system, work, name, cases, extra=()):
     """Run the check's `cases` ((tree, threads) pairs) in work/name; returns
     (exit status, ReFrame's output, the run report or None)."""
     out = os.path.join(work, name)
@@ -42,7 +43,7 @@ def run_reframe(reframe, source_root, uts, work, name, cases, extra=()):
     cmd = [reframe, '--nocolor',
            '-C', os.path.join(source_root, 'tests', 'reframe', 'settings.py'),
            '-c', os.path.join(source_root, 'tests', 'reframe', 'uts_tree_search.py'),
-           '--system', 'local', '--prefix', out, '--report-file', report,
+           '--system', system, '--prefix', out, '--report-file', report,
            '-S', '%s.uts_binary=%s' % (CHECK, uts)]
     for tree, threads in cases:
         cmd += ['-n', '%s%%tree=%s%%threads=%s' % (CHECK, tree, threads)]
@@ -51,6 +52,9 @@ def run_reframe(reframe, source_root, uts, work, name, cases, extra=()):
     # both into the temporary folder.
     env = dict(os.environ, HOME=home, TMPDIR=out)
     env.pop('UTS_BINARY', None)
+    if system == 'slurm':
+        # A node's CPUs, for the "all" runs: this host's, on a single-host Slurm.
+        env.setdefault('UTS_SLURM_CPUS', str(os.cpu_count()))
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     data = None
     if os.path.exists(report):
@@ -67,22 +71,31 @@ def printed_rate(case):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = sys.argv[1:]
+    system = 'local'
+    if len(args) >= 2 and args[-2] == '--system' and args[-1] in ('local', 'slurm'):
+        system = args[-1]
+        args = args[:-2]
+    if len(args) not in (2, 3):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    source_root = os.path.abspath(sys.argv[1])
-    uts = os.path.abspath(sys.argv[2])
-    reframe = os.environ.get('UTS_REFRAME') or (sys.argv[3] if len(sys.argv) == 4 else '')
+    source_root = os.path.abspath(args[0])
+    uts = os.path.abspath(args[1])
+    reframe = os.environ.get('UTS_REFRAME') or (args[2] if len(args) == 3 else '')
     if not reframe or not os.access(reframe, os.X_OK):
         print('SKIP: no ReFrame at %s (scripts/test installs reframe-hpc into a venv in '
               'the build folder; or set UTS_REFRAME)' % (reframe or '(none given)'))
         return 77
-    cpus = len(os.sched_getaffinity(0))
+    if system == 'slurm':
+        cpus = int(os.environ.get('UTS_SLURM_CPUS') or os.cpu_count())
+    else:
+        cpus = len(os.sched_getaffinity(0))
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix='uts-reframe-') as work:
         # The passing run.
-        rc, output, report = run_reframe(reframe, source_root, uts, work, 'pass', PASSING)
-        tally.check(rc == 0, 'ReFrame exits 0 on T1 and T3 at 1 and all threads', output[-3000:])
+        rc, output, report = run_reframe(reframe, source_root, uts, system, work, 'pass', PASSING)
+        tally.check(rc == 0, 'ReFrame exits 0 on T1 and T3 at 1 and all threads (system %s)' % system,
+                    output[-3000:])
         cases = report['runs'][0]['testcases'] if report else []
         tally.check(len(cases) == len(PASSING), 'the run report lists the %d selected cases'
                     % len(PASSING), str(len(cases)))
@@ -97,7 +110,8 @@ def main():
                         label + ': uts runs %d threads' % want,
                         '%s %s' % (case['executable_opts'], case['env_vars']))
             perf = case.get('perfvalues') or {}
-            key = 'local:default:%s_%s' % (case['tree'], case['threads'])
+            key = '%s:%s_%s' % ({'local': 'local:default', 'slurm': 'slurm:batch'}[system],
+                                case['tree'], case['threads'])
             tally.check(list(perf) == [key], label + ': one performance variable, ' + key, str(perf))
             if list(perf) == [key]:
                 value, unit = perf[key][0], perf[key][4]
@@ -107,7 +121,7 @@ def main():
 
         # A wrong expected size must fail sanity, whatever uts's own --verify says.
         wrong = reference_size(source_root, 'T1') + 1
-        rc, output, report = run_reframe(reframe, source_root, uts, work, 'wrong-size', [('T1', '1')],
+        rc, output, report = run_reframe(reframe, source_root, uts, system, work, 'wrong-size', [('T1', '1')],
                                          ['-S', '%s.expected_size=%d' % (CHECK, wrong)])
         tally.check(rc != 0, 'a wrong expected size: ReFrame exits non-zero', str(rc))
         tally.check('Failing phase: sanity' in output

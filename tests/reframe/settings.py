@@ -34,6 +34,9 @@ site_configuration = {
                     'descr': 'the CPUs of this process',
                     'scheduler': 'local',
                     'launcher': 'local',
+                    # ReFrame's own `builtin` environment: uts is built
+                    # beforehand (Meson, Spack or a module), the check
+                    # compiles nothing.
                     'environs': ['builtin'],
                     # One run at a time: two at once would share the cores
                     # and halve each other's rates.
@@ -61,16 +64,6 @@ site_configuration = {
                     'processor': _slurm_processor(),
                 },
             ],
-        },
-    ],
-    'environments': [
-        {
-            # uts is built beforehand (Meson, Spack or a module): the check
-            # compiles nothing.
-            'name': 'builtin',
-            'cc': 'cc',
-            'cxx': 'c++',
-            'ftn': '',
         },
     ],
 }

@@ -115,12 +115,10 @@ class UtsTreeSearch(rfm.RunOnlyRegressionTest):
 
     @run_before('run')
     def bind_under_srun(self):
-        # Slurm 22.05's srun no longer takes --cpus-per-task from the job
-        # script's #SBATCH line: without it the run would get one CPU.
         # Cores bound by Slurm, threads placed on them by the OpenMP runtime.
+        # ReFrame's srun launcher itself passes --cpus-per-task to srun,
+        # which Slurm 22.05 no longer takes from the job's #SBATCH line.
         if self.job.launcher.registered_name == 'srun':
-            if self.num_cpus_per_task:
-                self.job.launcher.options += [f'--cpus-per-task={self.num_cpus_per_task}']
             self.job.launcher.options += ['--cpu-bind=cores']
             self.env_vars.setdefault('OMP_PLACES', 'cores')
             self.env_vars.setdefault('OMP_PROC_BIND', 'close')
