@@ -51,7 +51,8 @@ def run_reframe(reframe, source_root, uts, system, work, name, cases, extra=()):
     # ReFrame's own log goes to TMPDIR, its results database under HOME:
     # both into the temporary folder.
     env = dict(os.environ, HOME=home, TMPDIR=out)
-    env.pop('UTS_BINARY', None)
+    for name in ('UTS_BINARY', 'UTS_REFRAME_TREES', 'UTS_REFRAME_THREADS'):
+        env.pop(name, None)
     if system == 'slurm':
         # A node's CPUs, for the "all" runs: this host's, on a single-host Slurm.
         env.setdefault('UTS_SLURM_CPUS', str(os.cpu_count()))

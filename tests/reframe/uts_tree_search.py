@@ -15,12 +15,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The sample trees of about 4 M nodes: a fraction of a second each on one
-# core, so the whole grid fits in a CI step. The larger presets (T1L, T3L)
-# take minutes; a subclass with its own `tree` parameter runs them
-# (docs/reframe.md).
-TREES = ['T1', 'T2', 'T3', 'T4', 'T5']
-# 'all': every CPU the partition has (its processor.num_cpus in the settings).
-THREADS = ['1', '2', 'all']
+# core, so the whole grid fits in a CI step. UTS_REFRAME_TREES (names of
+# presets, comma-separated) runs others, e.g. T1L,T3L (100 M nodes each);
+# UTS_REFRAME_THREADS sets the thread counts, e.g. 1,2,4,8,16,all
+# ('all': every CPU of the partition, its processor.num_cpus in the settings).
+TREES = os.environ.get('UTS_REFRAME_TREES', 'T1,T2,T3,T4,T5').split(',')
+THREADS = os.environ.get('UTS_REFRAME_THREADS', '1,2,all').split(',')
+for _count in THREADS:
+    if _count != 'all' and not (_count.isdigit() and int(_count) > 0):
+        raise ValueError(f"UTS_REFRAME_THREADS: '{_count}' is neither a thread count "
+                         f"nor 'all'")
 
 
 def perf_name(tree, threads):
