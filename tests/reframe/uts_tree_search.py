@@ -4,6 +4,7 @@
 import csv
 import os
 import re
+import shutil
 
 import reframe as rfm
 import reframe.utility.sanity as sn
@@ -104,6 +105,12 @@ class UtsTreeSearch(rfm.RunOnlyRegressionTest):
 
     @run_after('setup')
     def set_command(self):
+        # Where uts runs on this host, a missing binary is said here, in one
+        # line, not as a sanity failure with "command not found" in its log.
+        if (self.current_partition.scheduler.registered_name == 'local'
+                and not shutil.which(self.uts_binary)):
+            raise ReframeError(f"no uts binary '{self.uts_binary}': set UTS_BINARY or "
+                               f"-S uts_binary=PATH")
         self.executable = self.uts_binary
         self.executable_opts = ['--preset', self.tree, '--verify', '--no-progress']
         if self.threads == 'all':
