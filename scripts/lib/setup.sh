@@ -23,35 +23,60 @@ uts_can_install() {
 }
 
 # Install whichever of the given packages are missing (sudo only when not
-# root). Where it cannot (uts_can_install), it does nothing: uts_check,
-# run next, probes what the build needs and says what is missing.
+# root). Without dpkg-query or apt-get (not a Debian system, e.g. a cluster
+# node), or without root and sudo, it says which packages it could not
+# check or install and goes on (status 0); quiet about that when
+# uts_install_quiet=1 (uts_prepare: uts_check says it in its block).
 uts_install() {
-  local missing=() pkg
+  local missing=() pkg say=uts_log
+  [ "${uts_install_quiet:-0}" = 1 ] && say=:
   [ $# -eq 0 ] && return 0
-  uts_can_install || return 0
+  if ! command -v dpkg-query >/dev/null; then
+    $say "no dpkg-query (not a Debian system): not checking or installing $*; going on with what is installed"
+    return 0
+  fi
   for pkg in "$@"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    $say "no apt-get: cannot install ${missing[*]}; going on without them"
+    return 0
+  fi
   local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      $say "not root and no sudo: cannot install ${missing[*]}; going on without them"
+      return 0
+    fi
+    sudo="sudo"
+  fi
   uts_log "installing: ${missing[*]}"
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# uts_prepare run|test PACKAGES...: what scripts/run and scripts/test do
+# first: install the Debian packages where that can be done, then check
+# what the build needs (uts_check: one block when something is missing).
+uts_prepare() {
+  local what="$1"; shift
+  uts_install_quiet=1 uts_install "$@"
+  uts_check "$what"
+}
+
 # How to get each thing uts_check can find missing: the package under dnf
 # (Fedora; RHEL/Rocky with EPEL and CRB), under zypper (openSUSE/SLES), and
 # under Spack. docs/building.md ("Off Debian") says more.
-declare -A UTS_DNF=([compiler]=gcc-c++ [OpenMP]=libgomp [meson]=meson [ninja]=ninja-build
+declare -gA UTS_DNF=([compiler]=gcc-c++ [OpenMP]=libgomp [meson]=meson [ninja]=ninja-build
   [pkg-config]=pkgconf-pkg-config [python3]=python3 [Crypto++]=cryptopp-devel [cxxopts]=cxxopts-devel
   [hwloc]=hwloc-devel [doctest]=doctest-devel [MPI]=openmpi-devel [OTF2]=otf2-devel
   [SimGrid]=simgrid-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
-declare -A UTS_ZYPPER=([compiler]=gcc-c++ [OpenMP]=libgomp1 [meson]=meson [ninja]=ninja
+declare -gA UTS_ZYPPER=([compiler]=gcc-c++ [OpenMP]=libgomp1 [meson]=meson [ninja]=ninja
   [pkg-config]=pkgconf [python3]=python3 [Crypto++]=libcryptopp-devel [cxxopts]=cxxopts-devel
   [hwloc]=hwloc-devel [doctest]=doctest-devel [MPI]=openmpi4-devel [OTF2]=otf2-devel
   [SimGrid]=simgrid-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
-declare -A UTS_SPACK=([compiler]=gcc [OpenMP]=gcc [meson]=meson [ninja]=ninja [pkg-config]=pkgconf
+declare -gA UTS_SPACK=([compiler]=gcc [OpenMP]=gcc [meson]=meson [ninja]=ninja [pkg-config]=pkgconf
   [python3]=python [Crypto++]=cryptopp [cxxopts]=cxxopts [hwloc]=hwloc [doctest]=doctest
   [MPI]=openmpi [OTF2]=otf2 [SimGrid]=simgrid [clang-14]=llvm [spin]=spin [numactl]=numactl)
 
