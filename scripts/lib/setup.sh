@@ -105,13 +105,16 @@ uts_probe_lib() {
   while [ $# -gt 0 ] && [ "$1" != -- ]; do libs+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   pcs=("$@")
-  if [ -n "$uts_pkg_config" ]; then
-    for lib in "${pcs[@]}"; do "$uts_pkg_config" --exists "$lib" 2>/dev/null && return 0; done
-  fi
+  for lib in "${pcs[@]}"; do uts_pc_exists "$lib" && return 0; done
   uts_probe_cxx "#include <$header>" -E || return 1
   [ ${#libs[@]} -eq 0 ] && return 0
   for lib in "${libs[@]}"; do uts_probe_cxx 'int main() { return 0; }' "-l$lib" && return 0; done
   return 1
+}
+
+# uts_pc_exists NAME: pkg-config knows NAME (false without pkg-config).
+uts_pc_exists() {
+  [ -n "$uts_pkg_config" ] && "$uts_pkg_config" --exists "$1" 2>/dev/null
 }
 
 # uts_check run|test: probe what the build needs (and, for test, what the
@@ -151,11 +154,11 @@ uts_check() {
   if ! uts_can_install; then
     # Optional features: built where found, else left out (auto) rather
     # than failing the build (scripts/test asks for both).
-    if ! command -v mpicxx >/dev/null && ! { [ -n "$uts_pkg_config" ] && "$uts_pkg_config" --exists ompi-cxx mpi 2>/dev/null; }; then
+    if ! command -v mpicxx >/dev/null && ! uts_pc_exists ompi-cxx && ! uts_pc_exists mpi; then
       optional+=(MPI); UTS_MPI_OPTION=auto
     fi
-    [ -n "$uts_pkg_config" ] && "$uts_pkg_config" --exists otf2 2>/dev/null || optional+=(OTF2)
-    if ! { [ -n "$uts_pkg_config" ] && "$uts_pkg_config" --exists simgrid 2>/dev/null; }; then
+    uts_pc_exists otf2 || optional+=(OTF2)
+    if ! uts_pc_exists simgrid; then
       [ "$what" = test ] && optional+=(SimGrid)
       UTS_SIMGRID_OPTION=auto
     fi
