@@ -396,6 +396,9 @@ def main():
             return 77
     tally = Tally()
     os.makedirs(parent, exist_ok=True)
+    if part.startswith("scripts") and os.geteuid() == 0 and not others_can_run(parent):
+        # nobody must reach the copy (a checkout under /root is closed to it).
+        parent = tempfile.gettempdir()
     with tempfile.TemporaryDirectory(prefix="off-debian-" + part + "-", dir=parent) as work:
         os.chmod(work, 0o755)  # the unprivileged user of the scripts parts goes through it
         world = OffDebian(os.path.join(work, "world"))
