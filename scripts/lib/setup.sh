@@ -10,7 +10,7 @@ UTS_ROOT=$(cd "$uts_here/../.." && pwd)  # no dirname: works with a bare PATH
 
 # Packages every build needs, and the extra ones some steps need.
 UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev libopenmpi-dev openmpi-bin libopen-trace-format2-dev python3"
-UTS_TEST_PACKAGES="clang-14 libsimgrid-dev spin numactl python3-matplotlib python3-scipy python3-jsonschema python3-pytest groff-base otf2-tools"
+UTS_TEST_PACKAGES="clang-14 libsimgrid-dev spin numactl python3-matplotlib python3-scipy python3-jsonschema python3-pytest groff-base otf2-tools slurm-wlm munge python3-venv python3-pip python3-requests python3-lxml python3-yaml python3-argcomplete python3-filelock python3-semver python3-tabulate"
 
 uts_log() { printf '== %s\n' "$*" >&2; }
 
@@ -225,4 +225,28 @@ uts_compile() {
   local dir="$1"; shift
   uts_log "building $dir${*:+ ($*)}"
   meson compile -C "$UTS_ROOT/$dir" "$@" >/dev/null || meson compile -C "$UTS_ROOT/$dir" "$@"
+}
+
+# uts_reframe DIR: ReFrame for the ReFrame check's test
+# (tests/integration/test_reframe.py, docs/reframe.md), in a venv
+# DIR/reframe-venv over Debian's Python, whose packages (python3-requests,
+# -lxml, -yaml, -jsonschema, -filelock, -semver, -tabulate) give most of
+# what it needs; pip adds reframe-hpc and archspec from PyPI. Debian 12
+# packages no ReFrame, so without PyPI (a machine that cannot reach it)
+# the test skips, and this says why in one line. Already there: nothing.
+uts_reframe() {
+  local venv="$UTS_ROOT/$1/reframe-venv" version=4.7.4
+  if [ -x "$venv/bin/reframe" ] && "$venv/bin/reframe" --version >/dev/null 2>&1; then return 0; fi
+  rm -rf "$venv"
+  # Without pip inside (ensurepip takes 20 s on 2 busy cores): Debian's pip installs into it.
+  if ! /usr/bin/python3 -m venv --without-pip --system-site-packages "$venv" 2>/dev/null; then
+    uts_log "ReFrame check's test skipped: /usr/bin/python3 cannot make a venv (python3-venv)"; return 0
+  fi
+  if /usr/bin/python3 -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check \
+       --retries 0 --timeout 15 "reframe-hpc==$version" >/dev/null 2>&1 \
+     && "$venv/bin/reframe" --version >/dev/null 2>&1; then
+    return 0
+  fi
+  uts_log "ReFrame check's test skipped: reframe-hpc $version could not be installed from PyPI (set UTS_REFRAME to a reframe of your own)"
+  rm -rf "$venv"
 }
