@@ -24,8 +24,8 @@ from utstools.common import (ROOT, int_list, name_list, nonnegative_int, positiv
 
 OUT_HELP = ("also write DIR/NAME.txt (the text printed), DIR/NAME.csv (one row per configuration; columns listed "
             "below) and DIR/NAME.json (the summaries, every repetition's raw values and the provenance: command "
-            "line, uts --version, the first record's build and machine, each configuration's placement); "
-            "DIR is created if missing; existing files are never overwritten (exit 2)")
+            "line, uts --version, the first record's build, machine, batch job and runtime_env, each "
+            "configuration's placement); DIR is created if missing; existing files are never overwritten (exit 2)")
 
 
 def add_common(ap, reps_default):
@@ -208,6 +208,9 @@ class Report:
                "finished": utc_iso(),
                "uts": uts, "uts_version": uts_version(uts),
                "build": first.get("build"), "machine": first.get("machine"),
+               # The batch job and OMP_*, GOMP_*, KMP_* of the first record
+               # (docs/output.md, section 4a; absent from a uts older than them).
+               "batch": first.get("batch"), "runtime_env": first.get("runtime_env"),
                "placements": self.placements,
                "host": platform.node(), "allowed_pus": stats.allowed_pus(), "cpu_count": os.cpu_count(),
                "reps": self.args.reps, "warmup": self.args.warmup,

@@ -440,6 +440,12 @@ def topology_of(record_machine):
     return None
 
 
+def runtime_env_of(environ):
+    """The OMP_*, GOMP_* and KMP_* variables of an environment, by name (the
+    record's runtime_env; {} when none)."""
+    return {k: environ[k] for k in sorted(environ) if k.startswith(("OMP_", "GOMP_", "KMP_"))}
+
+
 def machine_facts(kind, config, definition, binary, probe_rec, command_line, fallbacks, extra=None):
     """machine.json as written before the first run (schema 1, every kind)."""
     rec = probe_rec or {}
@@ -472,6 +478,13 @@ def machine_facts(kind, config, definition, binary, probe_rec, command_line, fal
             "openmp_runtime": (build or {}).get("openmp_runtime") or m.get("openmp_runtime"),
         },
         "placement": rec.get("placement"),
+        # The batch job the study runs in, as the probe run's record gives it
+        # (docs/output.md, section 4a; null outside a job, and from a uts
+        # older than the field), and the OMP_*, GOMP_*, KMP_* variables the
+        # study was started with: each run's own are in its record, since
+        # the study sets OMP_PLACES and OMP_PROC_BIND to pin.
+        "batch": rec.get("batch"),
+        "runtime_env": runtime_env_of(os.environ),
         "fallbacks": fallbacks,
     }
     if build is None:

@@ -31,6 +31,7 @@
 #include "cli/usage_error.hpp"
 #include "distrib/launch.hpp"
 #include "report/format.hpp"
+#include "report/batch.hpp"
 #include "report/machine.hpp"
 #include "report/pool_format.hpp"
 #include "report/trace_json.hpp"
@@ -446,6 +447,9 @@ int main(int argc, char** argv) {
   // Out of memory anywhere, in any thread, ends as one line and exit status
   // 3 (an uncaught std::bad_alloc would abort with libstdc++'s message).
   uts::oom::install_terminate_handler();
+  // The batch job and OMP_* settings the records carry: read before uts
+  // sets anything in its own environment (the hwloc variable below).
+  (void)uts::start_environment();
   skip_unused_hwloc_plugins();  // before anything creates a topology
   // First: a signal from here on stops the run with partial results (caught
   // since the constructor above), and a closed stdout or a broken pipe is an

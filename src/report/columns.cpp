@@ -43,6 +43,9 @@ Cell opt(const std::optional<T>& v) {
   return v ? Cell(*v) : kAbsent;
 }
 Cell when(bool applies, Cell c) { return applies ? std::move(c) : kAbsent; }
+const BatchJob* job(const RecordView& x) {
+  return x.r.machine.environment.batch ? &*x.r.machine.environment.batch : nullptr;
+}
 
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
@@ -297,6 +300,15 @@ const Column kRun[] = {
      }},
     {"termination_latency_seconds", "aggregates", "termination_latency_seconds", false,
      [](V x) { return when(multi(x) && x.r.result.status == RunStatus::complete, real(x.ranks.termination_latency)); }},
+    // The batch job and the OpenMP environment (batch.hpp), appended; JSON
+    // has them as the objects batch and runtime_env (json.cpp).
+    {"batch_system", nullptr, nullptr, false, [](V x) { return job(x) ? text(job(x)->system) : kAbsent; }},
+    {"batch_job_id", nullptr, nullptr, false, [](V x) { return job(x) ? text(job(x)->job_id) : kAbsent; }},
+    {"batch_nodes", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->nodes) : kAbsent; }},
+    {"batch_tasks", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->tasks) : kAbsent; }},
+    {"batch_cpus_per_task", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->cpus_per_task) : kAbsent; }},
+    {"batch_cpu_bind", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->cpu_bind) : kAbsent; }},
+    {"runtime_env", nullptr, nullptr, false, [](V x) { return text(runtime_env_list(x.r.machine.environment)); }},
     // clang-format on
 };
 

@@ -170,6 +170,8 @@ std::string render_json(const RunReport& r) {
   object(s, x, "build", first);
   s << ",\"command_line\":" << string_array(r.command_line);
   object(s, x, "placement", first, "", "\"threads\":" + placement_threads_json(x.places_view()));
+  s << ",\"batch\":" << batch_json(r.machine.environment)
+    << ",\"runtime_env\":" << runtime_env_json(r.machine.environment);
   s << ",\"counters\":" << counters_json(x);
   s << "}\n";
   return s.str();

@@ -131,6 +131,7 @@ MachineInfo collect_machine_info() {
   gmtime_r(&now, &utc);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
   m.timestamp_utc = stamp;
+  m.environment = start_environment();
   return m;
 }
 

@@ -5,6 +5,8 @@
 #include <istream>
 #include <string>
 
+#include "report/batch.hpp"
+
 namespace uts {
 
 struct MachineInfo {
@@ -26,6 +28,9 @@ struct MachineInfo {
   std::string openmp_library;  // the runtime's shared object, resolved ("" if static or unknown)
   std::string mpi_library;     // MPI_Get_library_version's first line; "" in a build without MPI
   std::string timestamp_utc;
+  // The batch job and the OMP_*, GOMP_*, KMP_* variables, as the program
+  // started (batch.hpp); under MPI, rank 0's, since rank 0 writes the record.
+  RunEnvironment environment;
 };
 
 MachineInfo collect_machine_info();

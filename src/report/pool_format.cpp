@@ -121,6 +121,16 @@ std::string csv_text(const std::string& v) {
   return out;
 }
 
+// batch_system ... runtime_env: empty outside a batch job (runtime_env
+// empty when no OMP_*, GOMP_*, KMP_* variable is set).
+std::string batch_cells(const RunEnvironment& e) {
+  const BatchJob* j = e.batch ? &*e.batch : nullptr;
+  const auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string(); };
+  return (j ? csv_text(j->system) : "") + "," + (j ? csv_text(j->job_id) : "") + "," + (j ? count(j->nodes) : "") +
+         "," + (j ? count(j->tasks) : "") + "," + (j ? count(j->cpus_per_task) : "") + "," +
+         (j && j->cpu_bind ? csv_text(*j->cpu_bind) : "") + "," + csv_text(runtime_env_list(e));
+}
+
 }  // namespace
 
 std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
@@ -185,7 +195,8 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
     << ",\"smt\":" << (s.bind.smt ? "true" : "false") << ",\"oversubscribed\":" << (ps.oversubscribed ? "true" : "false")
     << ",\"pus_available\":" << ps.pus_available << ",\"pus_used\":" << ps.pus_used
     << ",\"threads\":" << placement_threads_json(view_of(s, r));
-  o << "}}\n";
+  o << "},\"batch\":" << batch_json(m.environment) << ",\"runtime_env\":" << runtime_env_json(m.environment);
+  o << "}\n";
   return o.str();
 }
 
@@ -194,13 +205,16 @@ std::string pool_csv_header() {
          "remote_delay_ns,seed,trial,initial,added,removed,remaining,aborted,lost,duplicated,conserved,seconds,"
          "mean_add_us,mean_remove_us,removes_stole_pct,segments_examined_per_steal,elements_per_steal,"
          "openmp_runtime,hostname,complete,commit,commit_dirty,compiler,compiler_flags,command_line,bind,"
-         "oversubscribed,pus_used,placement,smt,pus_available,hosts,topology,build_type,openmp_library\n";
+         "oversubscribed,pus_used,placement,smt,pus_available,hosts,topology,build_type,openmp_library,"
+         // The batch job and the OpenMP environment (batch.hpp), appended.
+         "batch_system,batch_job_id,batch_nodes,batch_tasks,batch_cpus_per_task,batch_cpu_bind,runtime_env\n";
 }
 
 std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
                                  const std::vector<std::string>& command_line) {
   std::ostringstream o;
   const PlacementSummary ps = summarize_placement(r.places, r.rank_places, s.threads);
+  const std::string batch_csv = batch_cells(m.environment);
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const PoolTrial& t = r.trials[i];
     o << m.uts_version << "," << m.timestamp_utc << ",pool," << s.threads << "," << s.ops << "," << s.fill << ","
@@ -217,7 +231,7 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
       << "," << to_string(s.bind.policy) << "," << (ps.oversubscribed ? "true" : "false") << "," << ps.pus_used << ","
       << placement_list(view_of(s, r)) << "," << (s.bind.smt ? "true" : "false") << "," << ps.pus_available << ","
       << csv_text(hosts_list(view_of(s, r))) << "," << csv_text(r.topology.text()) << "," << m.build_type << ","
-      << csv_text(m.openmp_library) << "\n";
+      << csv_text(m.openmp_library) << "," << batch_csv << "\n";
   }
   return o.str();
 }

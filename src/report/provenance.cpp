@@ -147,6 +147,7 @@ std::string build_text(const MachineInfo& m, const std::vector<std::string>& com
     << (m.openmp_library.empty() ? "" : " (" + m.openmp_library + ")") << "\n";
   if (!m.mpi_library.empty()) s << "MPI library: " << m.mpi_library << "\n";
   s << "Command line: " << shell_quoted(command_line) << "\n";
+  s << batch_text(m.environment);
   return s.str();
 }
 

@@ -80,3 +80,17 @@ def test_bench_placement_of_a_configuration():
     assert bc.pus_used(recs, 8) == 3
     assert bc.oversubscribed(recs, 8) is True
     assert bc.oversubscribed([{"placement": None}], 10 ** 6) is True  # more threads than any affinity mask
+
+
+def test_batch_job_and_runtime_env_are_left_out_of_the_comparison():
+    # A record made in a Slurm job with OMP_* set, and one from a binary
+    # older than these fields: the same once masked, in all three formats.
+    new = {"results": {"size": 9}, "batch": {"system": "slurm", "job_id": "12"}, "runtime_env": {"OMP_PLACES": "cores"}}
+    old = {"results": {"size": 9}}
+    assert cr.mask_json(new, [], False) == cr.mask_json(old, [], False) == {"results": {"size": 9}}
+    assert cr.mask_json({"results": {"size": 8}, "batch": None}, [], False) != cr.mask_json(old, [], False)
+    text_new = "Tree size = 9\nBatch: Slurm job 12, 1 node\nEnvironment: OMP_PLACES=cores\nVerify: OK\n"
+    assert cr.mask_text(text_new, False) == cr.mask_text("Tree size = 9\nVerify: OK\n", False)
+    h_new, f_new = cr.mask_csv("tree_size,commit,batch_job_id,runtime_env\n9,abc,12,OMP_PLACES=cores\n", False)
+    h_old, f_old = cr.mask_csv("tree_size,commit\n9,def\n", False)
+    assert h_new == h_old == ["tree_size", "commit"] and f_new == f_old

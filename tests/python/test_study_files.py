@@ -207,3 +207,14 @@ def test_missing_libraries_are_fallbacks_that_say_how_to_get_them(monkeypatch):
     assert software["scipy"] is None and software["matplotlib"] is None
     assert [f["missing"] for f in fallbacks] == ["scipy (apt-get install python3-scipy)",
                                                  "matplotlib (apt-get install python3-matplotlib)"]
+
+
+def test_runtime_env_of_an_environment():
+    # machine.json's runtime_env: the OpenMP runtimes' variables only (not
+    # Open MPI's OMPI_*), sorted by name, as the records have them.
+    env = {"PATH": "/bin", "OMP_PLACES": "cores", "OMPI_COMM_WORLD_RANK": "0", "KMP_AFFINITY": "compact",
+           "GOMP_SPINCOUNT": "0", "MY_OMP_X": "1"}
+    got = study_common.runtime_env_of(env)
+    assert got == {"GOMP_SPINCOUNT": "0", "KMP_AFFINITY": "compact", "OMP_PLACES": "cores"}
+    assert list(got) == sorted(got)
+    assert study_common.runtime_env_of({"PATH": "/bin"}) == {}

@@ -10,6 +10,9 @@ the same command in each format. What must be equal:
   - JSON: the parsed objects (key order aside), timing and machine fields
     masked, statistics masked to "a number" or "null" where they vary;
   - CSV: the header exactly, and the row field by field under the same masks.
+The batch job and the OMP_*, GOMP_*, KMP_* variables (JSON batch and
+runtime_env, their CSV columns, -v's Batch: and Environment: lines) are left
+out: they say where a run ran, and an older binary has none.
 At one thread and one rank every statistic is deterministic and compared
 exactly. Exit status 1 when any record differs.
 
@@ -64,6 +67,14 @@ PROVENANCE_CSV = {"commit", "commit_dirty", "build_type", "compiler", "compiler_
                   "mpi_library", "command_line", "hosts", "topology", "oversubscribed", "pus_available", "pus_used",
                   "placement"}
 PROVENANCE_TEXT = re.compile(r"^(Topology: |Placement: |  thread \d+|Build: |MPI library: |Command line: )")
+# The batch job and the OMP_*, GOMP_*, KMP_* variables a run had
+# (docs/output.md, section 4a): where it ran, not what it computed; and a
+# binary older than these fields prints none of them, so they are left out
+# of the comparison altogether (JSON keys, CSV columns, -v lines), not masked.
+ENVIRONMENT = {"batch", "runtime_env"}
+ENVIRONMENT_CSV = {"batch_system", "batch_job_id", "batch_nodes", "batch_tasks", "batch_cpus_per_task",
+                   "batch_cpu_bind", "runtime_env"}
+ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: )")
 # Values that are the same in every run of the same command.
 FIXED_KEYS = {"thread", "rank", "rank_thread", "domain", "threads", "count", "source"}
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
@@ -78,6 +89,8 @@ def run(binary, args, mpi):
 
 
 def mask_json(value, path, varies):
+    if isinstance(value, dict) and not path:
+        value = {k: v for k, v in value.items() if k not in ENVIRONMENT}
     if isinstance(value, dict):
         return {k: mask_json(v, path + [k], varies) for k, v in value.items()}
     if isinstance(value, list):
@@ -103,6 +116,8 @@ TEXT_EXACT = re.compile(r"^(UTS |Tree: |Engine: |Tree size = |Checksum = |Verify
 def mask_text(text, varies):
     out = []
     for line in text.splitlines():
+        if ENVIRONMENT_TEXT.match(line):
+            continue
         if PROVENANCE_TEXT.match(line):
             line = "<provenance>"
         elif line.startswith("Wallclock time"):
@@ -118,6 +133,8 @@ def mask_text(text, varies):
 def mask_csv(text, varies):
     rows = list(csv.reader(io.StringIO(text)))
     header, row = rows[0], rows[1] if len(rows) > 1 else []
+    kept = [i for i, name in enumerate(header) if name not in ENVIRONMENT_CSV]
+    header, row = [header[i] for i in kept], [row[i] for i in kept if i < len(row)]
     statistic = {"steal_attempts", "steals", "nodes_stolen", "deques_examined", "shares", "reclaims", "nodes_shared",
                  "nodes_reclaimed", "sleeps", "steal_success_rate", "nodes_per_steal", "deques_examined_per_attempt",
                  "node_share_variance", "node_share_relative_variance", "requests_sent", "requests_answered",
@@ -175,7 +192,8 @@ def compare(args):
                 mo, mn = mask_json(jo, [], varies), mask_json(jn, [], varies)
                 keys = sorted(k for k in set(mo) | set(mn) if mo.get(k) != mn.get(k))
                 problems.append("JSON differs in %s" % keys)
-            if list(jo) != list(jn) or list(jo.get("engine", {})) != list(jn.get("engine", {})):
+            if [k for k in jo if k not in ENVIRONMENT] != [k for k in jn if k not in ENVIRONMENT] or \
+                    list(jo.get("engine", {})) != list(jn.get("engine", {})):
                 key_order_changed += 1
             ho, co = mask_csv(outs[("old", "csv")], varies)
             hn, cn = mask_csv(outs[("new", "csv")], varies)

@@ -176,7 +176,9 @@ def main(argv=None):
         seed = old["definition"]["order_seed"]
         if d.get("order_seed") not in (None, seed):
             fail_usage("--resume: --order-seed %s differs from the study's %s" % (d["order_seed"], seed))
-        old["resumed"].append({"utc": common.utc_now(), "command_line": command_line, "binary": facts["binary"]})
+        # A study resumed in another batch job says which one.
+        old["resumed"].append({"utc": common.utc_now(), "command_line": command_line, "binary": facts["binary"],
+                               "batch": facts["batch"], "runtime_env": facts["runtime_env"]})
         for entry in fallbacks:
             if entry not in old["fallbacks"]:
                 old["fallbacks"].append(entry)
