@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from uts_check import Tally
+
 PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "srun", "sinfo", "scontrol", "squeue", "scancel")
 SCRIPTS = ("sweep.sbatch", "hybrid.sbatch", "study.sbatch")
 # Every process started here (daemons, slurmstepd, the jobs) inherits this
@@ -40,21 +42,6 @@ class Skip(Exception):
 
 class NotStarted(Exception):
     pass
-
-
-class Tally:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, label, detail=""):
-        if ok:
-            self.passed += 1
-            print("ok    " + label, flush=True)
-        else:
-            self.failed += 1
-            print("FAIL  " + label + ("  " + detail if detail else ""), flush=True)
-        return ok
 
 
 def clean_env(**extra):

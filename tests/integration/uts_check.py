@@ -81,6 +81,7 @@ class Tally:
         else:
             self.failed += 1
             print("FAIL  " + label + ("  " + detail if detail else ""), flush=True)
+        return ok
 
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
