@@ -240,6 +240,8 @@ const Column kRun[] = {
      [](V x) { return when(!x.r.machine.openmp_library.empty(), text(x.r.machine.openmp_library)); }},
     {"mpi_library", "build", "mpi_library", false,
      [](V x) { return when(!x.r.machine.mpi_library.empty(), text(x.r.machine.mpi_library)); }},
+    {nullptr, "build", "tbb_version", false,
+     [](V x) { return when(!x.r.machine.tbb_version.empty(), text(x.r.machine.tbb_version)); }},
     {"command_line", nullptr, nullptr, false, [](V x) { return text(shell_quoted(x.r.command_line)); }},
     {"hosts", nullptr, nullptr, false, [](V x) { return text(hosts_list(x.places_view())); }},
     {"topology", nullptr, nullptr, false, [](V x) { return text(x.r.result.topology.text()); }},
