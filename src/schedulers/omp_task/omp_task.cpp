@@ -239,7 +239,9 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
         start = Clock::now();
         span.begin();
       }
-      const std::uint64_t t0 = tick::now();
+      // Every thread's time counts from the run's start (span's first
+      // tick), not from a reading of its own here: libgomp lets a thread
+      // still leaving the barrier above run the first tasks inside it.
 #pragma omp single nowait
       {
         TaskTally& me = tallies[static_cast<std::size_t>(id)];
@@ -258,7 +260,7 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
       // Every task is done at this barrier (a task scheduling point where
       // the team runs the tasks left).
 #pragma omp barrier
-      region_ticks[static_cast<std::size_t>(id)] = tick::now() - t0;
+      region_ticks[static_cast<std::size_t>(id)] = tick::now() - span.first_tick();
 #pragma omp single
       {
         out.seconds = seconds_since(start);
