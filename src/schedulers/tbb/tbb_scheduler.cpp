@@ -2,19 +2,14 @@
 // in, and the observer that places and arms oneTBB's worker threads.
 #include "schedulers/tbb/tbb_scheduler.hpp"
 
-#include <stdexcept>
-
-#include "uts_build_config.hpp"
-
-#if UTS_HAVE_TBB
 #include <pthread.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -23,32 +18,18 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
+#include <oneapi/tbb/version.h>
 
-#include "base/cache_line.hpp"
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
-#include "engine/stop_flag.hpp"
+#include "base/tick.hpp"
+#include "schedulers/support/task_tally.hpp"
 #include "topology/placement.hpp"
 #include "tree/counts.hpp"
 #include "tree/expand.hpp"
 #include "tree/expand_node.hpp"
-#endif
 
-namespace uts::tbb_scheduler {
-
-const char* to_string(Form form) { return form == Form::literature ? "literature" : "tuned"; }
-
-#if !UTS_HAVE_TBB
-
-bool available() { return false; }
-
-RunResult run(const Tree&, const Settings&, const StopRule&, ProgressBoard&) {
-  throw std::runtime_error(kUnavailable);
-}
-
-#else
-
-bool available() { return true; }
+namespace uts {
 
 namespace {
 
@@ -60,39 +41,23 @@ namespace {
 // that leaves room for the waits' nesting).
 constexpr std::size_t kStackBytes = std::size_t{256} << 20;
 
-// What one arena slot counts. A slot is held by one thread at a time, and
-// oneTBB's hand-over of a slot orders one holder's writes before the next's.
-struct Local {
-  Counts counts;
-  std::uint64_t next_poll = kPollNodes;
-  double work_seconds = 0;  // tuned form: time inside tasks
-};
-
+// The run: one TaskTally per arena slot (a slot is held by one thread at a
+// time, and oneTBB's hand-over of a slot orders one holder's writes before
+// the next's), the stop, and the tuned form's tasks.
 struct Shared {
   const Tree& tree;
-  const Settings& settings;
-  const StopRule& stop_rule;
-  ProgressBoard& progress;
-  StopFlag stop;
-  std::vector<Padded<Local>> local;
+  std::uint64_t grain;
+  TaskStop stop;
+  std::vector<TaskTally> tallies;
   oneapi::tbb::task_group group;  // the tuned form's tasks, waited for once
 
-  Shared(const Tree& t, const Settings& s, const StopRule& r, ProgressBoard& p)
-      : tree(t), settings(s), stop_rule(r), progress(p), local(static_cast<std::size_t>(s.threads)) {}
+  Shared(const Tree& t, std::uint64_t g, const StopRule& rule, ProgressBoard& progress, int threads)
+      : tree(t), grain(g), stop(rule, progress), tallies(static_cast<std::size_t>(threads)) {}
 
-  int slot() const { return oneapi::tbb::this_task_arena::current_thread_index(); }
-  Local& mine() { return local[static_cast<std::size_t>(slot())].value; }
-
-  // Every kPollNodes nodes a slot generates: progress, signals, --max-nodes.
-  // true: stop now.
-  bool poll(Local& me) {
-    me.next_poll = me.counts.nodes + kPollNodes;
-    progress.publish(slot(), me.counts.nodes);
-    if (interrupt::requested()) stop.raise(RunStatus::interrupted, interrupt::signal_number());
-    if (stop_rule.max_nodes != 0 && progress.total() >= stop_rule.max_nodes) stop.raise(RunStatus::max_nodes);
-    return stop.raised();
-  }
-  auto keep_going(Local& me) {
+  static int slot() { return oneapi::tbb::this_task_arena::current_thread_index(); }
+  TaskTally& mine() { return tallies[static_cast<std::size_t>(slot())]; }
+  bool poll(TaskTally& me) { return stop.poll(slot(), me); }
+  auto keep_going(TaskTally& me) {
     return [this, &me] { return me.counts.nodes < me.next_poll || !poll(me); };
   }
 };
@@ -147,15 +112,22 @@ struct Children {
 };
 
 void literature(Shared& sh, const Node& parent) {
-  if (sh.stop.raised()) return;
+  TaskTally& me = sh.mine();
+  if (sh.stop.stopped()) {
+    me.cut = true;
+    return;
+  }
   Children kids;
-  {
-    Local& me = sh.mine();
-    if (!expand_range(sh.tree, parent, 0, parent.children, me.counts, kids, sh.keep_going(me))) return;
-    if (me.counts.nodes >= me.next_poll && sh.poll(me)) return;
+  const std::uint64_t t0 = tick::now();
+  const bool whole = expand_range(sh.tree, parent, 0, parent.children, me.counts, kids, sh.keep_going(me));
+  me.work_ticks += tick::now() - t0;
+  if (!whole || (me.counts.nodes >= me.next_poll && sh.poll(me))) {
+    me.cut = true;
+    return;
   }
   if (kids.size == 0) return;
   oneapi::tbb::task_group group;
+  me.tasks += kids.size - 1;
   for (std::size_t i = 0; i + 1 < kids.size; ++i) {
     group.run([&sh, child = kids.nodes[i]] { literature(sh, child); });
   }
@@ -205,22 +177,26 @@ void tuned(Shared& sh, std::vector<NodeWords> start);
 
 // A new task for these nodes. oneTBB keeps the functor const: the nodes go
 // through a pointer the task moves them out of.
-void hand_off(Shared& sh, std::vector<NodeWords> nodes) {
+void hand_off(Shared& sh, TaskTally& me, std::vector<NodeWords> nodes) {
+  ++me.tasks;
   auto box = std::make_unique<std::vector<NodeWords>>(std::move(nodes));
   sh.group.run([&sh, box = std::move(box)] { tuned(sh, std::move(*box)); });
 }
 
 void tuned(Shared& sh, std::vector<NodeWords> start) {
-  if (sh.stop.raised()) return;
-  const auto t0 = Clock::now();
-  Local& me = sh.mine();
+  TaskTally& me = sh.mine();
+  if (sh.stop.stopped()) {
+    me.cut = true;
+    return;
+  }
   NodeStack stack(std::move(start));
-  const std::uint64_t grain = sh.settings.grain;
-  std::uint64_t next_hand_off = me.counts.nodes + grain;
+  std::uint64_t next_hand_off = me.counts.nodes + sh.grain;
   auto keep_going = sh.keep_going(me);
   auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
   Expander ways(sh.tree);
   Node node;
+  // The work: everything but the hand-offs (a task's creation and queueing).
+  std::uint64_t segment = tick::now();
   auto loop = [&](auto way) __attribute__((always_inline)) {
     auto& expander = ways.as<decltype(way)::value>();
     for (;;) {
@@ -231,13 +207,22 @@ void tuned(Shared& sh, std::vector<NodeWords> start) {
       }
       if (expander.abandoned()) {  // a huge node or a -g batch given up: the run stops
         sh.poll(me);
+        me.cut = true;
         break;
       }
       if (me.counts.nodes >= next_hand_off) {
-        next_hand_off = me.counts.nodes + grain;
-        if (stack.size() >= 2) hand_off(sh, stack.take_bottom_half());
+        next_hand_off = me.counts.nodes + sh.grain;
+        if (stack.size() >= 2) {
+          const std::uint64_t t = tick::now();
+          me.work_ticks += t - segment;
+          hand_off(sh, me, stack.take_bottom_half());
+          segment = tick::now();
+        }
       }
-      if (me.counts.nodes >= me.next_poll && sh.poll(me)) break;
+      if (me.counts.nodes >= me.next_poll && sh.poll(me)) {
+        me.cut = me.cut || stack.size() != 0 || expander.pending();
+        break;
+      }
     }
   };
   using Way = Expander::Way;
@@ -246,7 +231,7 @@ void tuned(Shared& sh, std::vector<NodeWords> start) {
     case Way::slots: loop(std::integral_constant<Way, Way::slots>{}); break;
     case Way::slots_visit_in_kernel: loop(std::integral_constant<Way, Way::slots_visit_in_kernel>{}); break;
   }
-  me.work_seconds += seconds_since(t0);
+  me.work_ticks += tick::now() - segment;
 }
 
 // Runs fn on a new thread with a kStackBytes stack and waits for it: the
@@ -285,42 +270,50 @@ void on_large_stack(Fn& fn) {
 
 }  // namespace
 
-RunResult run(const Tree& tree, const Settings& settings, const StopRule& stop, ProgressBoard& progress) {
-  if (settings.threads < 1) throw std::runtime_error("--scheduler tbb: at least one thread");
-  if (settings.form == Form::tuned && settings.grain < 1) throw std::runtime_error("--grain: at least 1");
-  RunResult out;
-  Shared sh(tree, settings, stop, progress);
+RunResult run_tbb(const Tree& tree, const EngineSettings& settings, const StopRule& stop_rule,
+                  ProgressBoard& progress) {
+  const int threads = settings.threads;
+  if (threads < 1) throw std::runtime_error("--threads: at least one thread");
+  const bool literature_form = settings.scheduler.form == SchedulerForm::literature;
+  const std::uint32_t grain = settings.scheduler.grain != 0 ? settings.scheduler.grain : tbb_scheduler::kDefaultGrain;
+  Shared sh(tree, grain, stop_rule, progress, threads);
 
   // The plan of --bind, by arena slot; omp leaves placement to OMP_PLACES,
   // which places OpenMP's threads, not oneTBB's.
   Placement placement = prepare_placement();
   if (placement.topology && placement.topology->loaded())
-    placement.plan = plan_placement(*placement.topology, settings.bind.policy, settings.bind.smt, settings.threads,
-                                    placement.usable);
+    placement.plan =
+        plan_placement(*placement.topology, settings.bind.policy, settings.bind.smt, threads, placement.usable);
   if (settings.bind.policy == BindPolicy::omp)
     std::fprintf(stderr, "uts: warning: --bind omp: OMP_PLACES places OpenMP threads; oneTBB's workers run unbound\n");
 
   // As many threads as asked, even past the machine's PUs (oneTBB's default
   // ceiling), and their stacks.
   oneapi::tbb::global_control parallelism(oneapi::tbb::global_control::max_allowed_parallelism,
-                                          static_cast<std::size_t>(settings.threads));
+                                          static_cast<std::size_t>(threads));
   oneapi::tbb::global_control stack_size(oneapi::tbb::global_control::thread_stack_size, kStackBytes);
-  oneapi::tbb::task_arena arena(settings.threads);
+  oneapi::tbb::task_arena arena(threads);
   arena.initialize();
-  Observer observer(arena, placement, sh.stop, settings.threads);
+  if (arena.max_concurrency() != threads)
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": oneTBB granted an arena of " +
+                             std::to_string(arena.max_concurrency()));
+  Observer observer(arena, placement, sh.stop.flag(), threads);
   observer.observe(true);
 
-  double seconds = 0;
+  RunResult out;
+  tick::Span span;
   auto traverse = [&] {
     arena.execute([&] {
       // The calling thread's entry is observed too; arrive() again is
       // harmless, and covers a thread already in the arena.
       observer.arrive();
       const auto start = Clock::now();
-      Local& me = sh.mine();
+      span.begin();
+      TaskTally& me = sh.mine();
       const Node root = tree.root();
       if (visit(root, me.counts)) {
-        if (settings.form == Form::literature) {
+        ++me.tasks;
+        if (literature_form) {
           // Every task in this arena is this traversal's: a wait that takes
           // another task takes the same tree's work, so no isolation.
           literature(sh, root);
@@ -330,44 +323,52 @@ RunResult run(const Tree& tree, const Settings& settings, const StopRule& stop, 
           sh.group.wait();
         }
       }
-      seconds = seconds_since(start);
+      out.seconds = seconds_since(start);
+      span.end();
       interrupt::watch(nullptr);
     });
   };
   on_large_stack(traverse);
   observer.observe(false);
 
-  out.seconds = seconds;
-  if (sh.stop.raised()) {
-    out.status = sh.stop.reason();
-    out.stop_signal = sh.stop.signal();
-  } else if (interrupt::requested()) {
-    // A signal after the last poll still came before the run's end
-    // (docs/output.md, section 7), as in the sequential baseline.
+  // oneTBB's workers leave no mark at the run's end: every slot's time is
+  // the run's, its work what its tasks spent in the traversal's own code.
+  const double tps = span.ticks_per_second();
+  out.threads.resize(static_cast<std::size_t>(threads));
+  bool cut = false;
+  for (std::size_t i = 0; i < sh.tallies.size(); ++i) {
+    const TaskTally& t = sh.tallies[i];
+    out.counts.merge(t.counts);
+    progress.publish(static_cast<int>(i), t.counts.nodes);
+    ThreadStats& st = out.threads[i];
+    st.nodes = t.counts.nodes;
+    st.time_phase[static_cast<int>(Phase::work)] = std::min(double(t.work_ticks) / tps, out.seconds);
+    st.time_total = out.seconds;
+    cut = cut || t.cut;
+  }
+  // Partial when a task left work undone; a signal's stop is never excused
+  // (as in the engine: it came before the run's end).
+  if (cut || sh.stop.flag().signal() != 0) {
+    out.status = sh.stop.flag().reason();
+    out.stop_signal = sh.stop.flag().signal();
+  }
+  if (out.status == RunStatus::complete && interrupt::requested()) {
     out.status = RunStatus::interrupted;
     out.stop_signal = interrupt::signal_number();
   }
-  out.threads.resize(static_cast<std::size_t>(settings.threads));
-  for (std::size_t i = 0; i < sh.local.size(); ++i) {
-    const Local& l = sh.local[i].value;
-    out.counts.merge(l.counts);
-    ThreadStats& t = out.threads[i];
-    t.nodes = l.counts.nodes;
-    if (settings.form == Form::tuned) {
-      const double work = std::min(l.work_seconds, seconds);
-      t.time_phase[static_cast<int>(Phase::work)] = work;
-      t.time_phase[static_cast<int>(Phase::idle)] = seconds - work;
-      t.idle_seconds = seconds - work;
-      t.time_total = seconds;
-    }
-  }
+  out.ticks_per_second = tps;
   out.places = observer.places();
   out.rank_places = {placement.rank_place()};
   out.topology = placement.summary();
   out.truncations = tree.truncations();
+  out.runtime = tbb_runtime();
   return out;
 }
 
-#endif
+std::string tbb_runtime() { return std::string("oneTBB ") + TBB_runtime_version(); }
 
-}  // namespace uts::tbb_scheduler
+const SchedulerEntry kTbbScheduler{
+    "tbb", "oneTBB's task scheduler: --scheduler-form literature|tuned, --task-grain", run_tbb, tbb_runtime,
+    /*has_forms=*/true, /*default_grain=*/tbb_scheduler::kDefaultGrain, /*reports_time_split=*/true};
+
+}  // namespace uts

@@ -10,48 +10,37 @@
 //               baseline does, and every `grain` nodes it generates hands
 //               the bottom half of its stack (the nodes nearest the root) to
 //               a new task. No task waits: one wait at the top.
-// Without oneTBB in the build (-Dtbb=disabled, or no libtbb-dev), available()
-// is false and run() throws.
+// Built only where oneTBB is found (-Dtbb, src/schedulers/meson.build).
 #pragma once
 
 #include <cstdint>
+#include <string>
 
-#include "run/placement.hpp"
-#include "run/progress.hpp"
-#include "run/result.hpp"
-#include "run/status.hpp"
-#include "tree/tree.hpp"
+#include "schedulers/scheduler.hpp"
 
-namespace uts::tbb_scheduler {
+namespace uts {
 
-enum class Form { literature, tuned };
+RunResult run_tbb(const Tree& tree, const EngineSettings& settings, const StopRule& stop, ProgressBoard& progress);
 
-// Nodes a tuned task generates between two hand-offs. Chosen by measurement
-// (docs/schedulers.md): below it the hand-offs' cost shows, above it a
-// second thread waits longer for its first nodes.
+// "oneTBB " and the version of the library loaded (TBB_runtime_version).
+std::string tbb_runtime();
+
+// Registered (schedulers/registry.cpp) only in a build with oneTBB
+// (UTS_HAVE_TBB); defined only there.
+extern const SchedulerEntry kTbbScheduler;
+
+namespace tbb_scheduler {
+
+// Nodes a tuned task generates between two hand-offs (--task-grain's
+// default), as omp-task's: hand-offs cost about a task creation (a few
+// hundred ns in oneTBB) against ~5 ns a node (docs/schedulers.md).
 inline constexpr std::uint32_t kDefaultGrain = 4096;
 
-struct Settings {
-  int threads = 1;   // the arena's size: the calling thread and threads - 1 workers
-  Form form = Form::tuned;
-  std::uint32_t grain = kDefaultGrain;  // tuned form only; at least 1
-  BindSettings bind;  // --bind: each arena slot bound as the engine binds its threads
-};
-
-// Whether this build has oneTBB.
-bool available();
-// The one line a command line asking for tbb in a build without it prints
-// (after "uts: ").
+// The line (after "uts: ") a command line asking for tbb prints in a build
+// without oneTBB.
 inline constexpr const char* kUnavailable =
     "--scheduler tbb: this build has no oneTBB (built with -Dtbb=disabled or without libtbb-dev)";
 
-const char* to_string(Form form);
+}  // namespace tbb_scheduler
 
-// One traversal. `progress` has one slot per thread (arena slot). The result
-// has one entry per arena slot: its nodes; in the tuned form its time in
-// tasks as work and the rest of the run as idle (the literature form's tasks
-// wait inside one another, so its breakdown is not measured: zeros, and
-// time_total 0). Throws std::runtime_error without oneTBB.
-RunResult run(const Tree& tree, const Settings& settings, const StopRule& stop, ProgressBoard& progress);
-
-}  // namespace uts::tbb_scheduler
+}  // namespace uts

@@ -12,13 +12,12 @@
 
 using namespace uts;
 
+#include "schedulers/registry.hpp"
+
 #if !UTS_HAVE_TBB
 
-TEST_CASE("tbb scheduler: a build without oneTBB says so") {
-  CHECK_FALSE(tbb_scheduler::available());
-  const Tree tree(TreeParams{});
-  ProgressBoard board(1);
-  CHECK_THROWS_AS(tbb_scheduler::run(tree, tbb_scheduler::Settings{}, StopRule{}, board), std::runtime_error);
+TEST_CASE("tbb scheduler: a build without oneTBB does not register it") {
+  CHECK(find_scheduler("tbb") == nullptr);
 }
 
 #else
@@ -57,10 +56,21 @@ TreeParams hybrid_small() {
   return p;
 }
 
-void check_exact(const Tree& tree, const tbb_scheduler::Settings& s) {
+using Form = SchedulerForm;
+
+EngineSettings tbb_settings(int threads, Form form, std::uint32_t grain = tbb_scheduler::kDefaultGrain) {
+  EngineSettings s;
+  s.threads = threads;
+  s.scheduler.name = "tbb";
+  s.scheduler.form = form;
+  s.scheduler.grain = grain;
+  return s;
+}
+
+void check_exact(const Tree& tree, const EngineSettings& s) {
   const RunResult want = run_sequential(tree, StopRule{});
   ProgressBoard board(s.threads);
-  const RunResult got = tbb_scheduler::run(tree, s, StopRule{}, board);
+  const RunResult got = run_tbb(tree, s, StopRule{}, board);
   CHECK(got.status == RunStatus::complete);
   CHECK(got.counts.nodes == want.counts.nodes);
   CHECK(got.counts.leaves == want.counts.leaves);
@@ -71,12 +81,13 @@ void check_exact(const Tree& tree, const tbb_scheduler::Settings& s) {
   for (const ThreadStats& t : got.threads) per_thread += t.nodes;
   CHECK(per_thread == want.counts.nodes);
   CHECK(got.places.size() == static_cast<std::size_t>(s.threads));
+  CHECK(got.runtime.rfind("oneTBB ", 0) == 0);
 }
 
 }  // namespace
 
 TEST_CASE("tbb scheduler: both forms exact on sample and small trees at 1, 2, 3, 7 and 16 threads") {
-  CHECK(tbb_scheduler::available());
+  REQUIRE(find_scheduler("tbb") == &kTbbScheduler);
   for (const TreeParams& params : {geometric_sample(), binomial_small(), hybrid_small()}) {
     // The lanes way (cryptopp) and this CPU's own choice (avx512's slots
     // where it has AVX-512).
@@ -86,15 +97,10 @@ TEST_CASE("tbb scheduler: both forms exact on sample and small trees at 1, 2, 3,
         CAPTURE(static_cast<int>(params.type));
         CAPTURE(static_cast<int>(path));
         CAPTURE(threads);
-        tbb_scheduler::Settings s;
-        s.threads = threads;
-        s.form = tbb_scheduler::Form::literature;
-        check_exact(tree, s);
-        s.form = tbb_scheduler::Form::tuned;
+        check_exact(tree, tbb_settings(threads, Form::literature));
         for (std::uint32_t grain : {1u, 64u, tbb_scheduler::kDefaultGrain}) {
           CAPTURE(grain);
-          s.grain = grain;
-          check_exact(tree, s);
+          check_exact(tree, tbb_settings(threads, Form::tuned, grain));
         }
       }
     }
@@ -106,45 +112,37 @@ TEST_CASE("tbb scheduler: -g 3 gives the same tree, both forms") {
   p.depth = 6;
   p.granularity = 3;
   const Tree tree(p);
-  tbb_scheduler::Settings s;
-  s.threads = 3;
-  s.grain = 16;
-  check_exact(tree, s);
-  s.form = tbb_scheduler::Form::literature;
-  check_exact(tree, s);
+  check_exact(tree, tbb_settings(3, Form::tuned, 16));
+  check_exact(tree, tbb_settings(3, Form::literature));
 }
 
-TEST_CASE("tbb scheduler: the tuned form's time breakdown adds up; the literature form has none") {
+TEST_CASE("tbb scheduler: each thread's work fits in the run's time, both forms") {
   const Tree tree(geometric_sample());
-  tbb_scheduler::Settings s;
-  s.threads = 2;
-  ProgressBoard board(2);
-  const RunResult tuned = tbb_scheduler::run(tree, s, StopRule{}, board);
-  for (const ThreadStats& t : tuned.threads) {
-    CHECK(t.time_total == doctest::Approx(tuned.seconds));
-    CHECK(t.time_phase[static_cast<int>(Phase::work)] + t.time_phase[static_cast<int>(Phase::idle)] ==
-          doctest::Approx(t.time_total));
+  for (auto form : {Form::literature, Form::tuned}) {
+    ProgressBoard board(2);
+    const RunResult r = run_tbb(tree, tbb_settings(2, form), StopRule{}, board);
+    double work = 0;
+    for (const ThreadStats& t : r.threads) {
+      CHECK(t.time_total == r.seconds);
+      CHECK(t.time_phase[static_cast<int>(Phase::work)] <= t.time_total);
+      work += t.time_phase[static_cast<int>(Phase::work)];
+    }
+    CHECK(work > 0);
   }
-  s.form = tbb_scheduler::Form::literature;
-  ProgressBoard board2(2);
-  const RunResult lit = tbb_scheduler::run(tree, s, StopRule{}, board2);
-  for (const ThreadStats& t : lit.threads) CHECK(t.time_total == 0);
 }
 
 TEST_CASE("tbb scheduler: --max-nodes stops both forms early and says so") {
   TreeParams p = geometric_sample();
   p.depth = 10;  // 4,130,071 nodes
   const Tree tree(p);
-  for (auto form : {tbb_scheduler::Form::literature, tbb_scheduler::Form::tuned}) {
+  for (auto form : {Form::literature, Form::tuned}) {
     for (int threads : {1, 3}) {
       CAPTURE(threads);
-      tbb_scheduler::Settings s;
-      s.threads = threads;
-      s.form = form;
+      const EngineSettings s = tbb_settings(threads, form);
       StopRule stop;
       stop.max_nodes = 20000;
       ProgressBoard board(threads);
-      const RunResult r = tbb_scheduler::run(tree, s, stop, board);
+      const RunResult r = run_tbb(tree, s, stop, board);
       CHECK(r.status == RunStatus::max_nodes);
       CHECK(r.counts.nodes >= 20000);
       CHECK(r.counts.nodes < 4130071);
@@ -155,17 +153,15 @@ TEST_CASE("tbb scheduler: --max-nodes stops both forms early and says so") {
 
 TEST_CASE("tbb scheduler: a signal makes either form stop and report it") {
   interrupt::install();
-  for (auto form : {tbb_scheduler::Form::literature, tbb_scheduler::Form::tuned}) {
+  for (auto form : {Form::literature, Form::tuned}) {
     interrupt::reset_for_testing();
     std::raise(SIGUSR1);
     TreeParams p = geometric_sample();
     p.depth = 10;
     const Tree tree(p);
-    tbb_scheduler::Settings s;
-    s.threads = 2;
-    s.form = form;
+    const EngineSettings s = tbb_settings(2, form);
     ProgressBoard board(2);
-    const RunResult r = tbb_scheduler::run(tree, s, StopRule{}, board);
+    const RunResult r = run_tbb(tree, s, StopRule{}, board);
     interrupt::reset_for_testing();
     CHECK(r.status == RunStatus::interrupted);
     CHECK(r.stop_signal == SIGUSR1);
