@@ -36,6 +36,7 @@
 #include "report/pool_format.hpp"
 #include "report/trace_json.hpp"
 #include "report/trace_otf2.hpp"
+#include "schedulers/registry.hpp"
 #include "topology/counters.hpp"
 #include "traversal/run.hpp"
 #include "workload/pool.hpp"
@@ -253,8 +254,9 @@ int run_main(int argc, char** argv, Voice& voice) {
   } catch (const cli::UsageError& e) {
     return voice.usage_error(e.what());
   }
-  if (!voice.speaks && (cfg.show_help || cfg.show_version || cfg.show_presets)) return kExitOk;
-  if (!environment_error.empty() && !cfg.show_help && !cfg.show_version && !cfg.show_presets)
+  if (!voice.speaks && (cfg.show_help || cfg.show_version || cfg.show_presets || cfg.show_schedulers)) return kExitOk;
+  if (!environment_error.empty() && !cfg.show_help && !cfg.show_version && !cfg.show_presets &&
+      !cfg.show_schedulers)
     return voice.usage_error(environment_error);
   if (launch.ranks > 1) {
     if (!UTS_HAVE_MPI)
@@ -266,6 +268,9 @@ int run_main(int argc, char** argv, Voice& voice) {
     if (cfg.engine.sequential)
       return voice.usage_error("--sequential runs in one process, not as " + std::to_string(launch.ranks) +
                                " MPI ranks");
+    if (cfg.engine.scheduler.foreign())
+      return voice.usage_error("--scheduler " + cfg.engine.scheduler.name + " runs in one process, not as " +
+                               std::to_string(launch.ranks) + " MPI ranks (only --scheduler uts spans ranks)");
   }
 #if UTS_SMPI
   // SMPI simulates ranks, each on one core of its simulated host; the
@@ -311,6 +316,12 @@ int run_main(int argc, char** argv, Voice& voice) {
   }
   if (cfg.show_presets) {
     print_presets();
+    return kExitOk;
+  }
+  if (cfg.show_schedulers) {  // one name a line: the tests iterate over it
+    std::string out;
+    for (const SchedulerEntry* e : schedulers()) out += std::string(e->name) + "\n";
+    write_stdout(out);
     return kExitOk;
   }
 

@@ -35,8 +35,38 @@ bool not_single_pus(const RunConfig& c) {
   return c.engine.bind.policy != BindPolicy::compact && c.engine.bind.policy != BindPolicy::scatter;
 }
 
+bool foreign_scheduler(const RunConfig& c) {
+  return c.workload == Workload::uts && !c.engine.sequential && c.engine.scheduler.foreign();
+}
+bool own_scheduler(const RunConfig& c) {
+  return c.workload == Workload::uts && !c.engine.sequential && !c.engine.scheduler.foreign();
+}
+bool literature_form(const RunConfig& c) {
+  return foreign_scheduler(c) && c.engine.scheduler.form == SchedulerForm::literature;
+}
+
 const Rule kRules[] = {
     // clang-format off
+    {"scheduler", "--sequential", "the sequential baseline is its own loop", sequential},
+    {"scheduler-form", "--sequential", "the sequential baseline is its own loop", sequential},
+    {"task-grain", "--sequential", "the sequential baseline is its own loop", sequential},
+    {"scheduler-form", "--scheduler uts", "the engine's loop has one form", own_scheduler},
+    {"task-grain", "--scheduler uts", "the engine's threads share nodes through their deques", own_scheduler},
+    {"task-grain", "--scheduler-form literature", "the literature form makes one task per child", literature_form},
+    {"protocol", "a --scheduler other than uts", "the runtime's own scheduler moves the tasks", foreign_scheduler},
+    {"steal", "a --scheduler other than uts", "the runtime's own scheduler moves the tasks", foreign_scheduler},
+    {"chunk", "a --scheduler other than uts", "the runtime's own scheduler moves the tasks", foreign_scheduler},
+    {"stealing", "a --scheduler other than uts", "the runtime's own scheduler moves the tasks", foreign_scheduler},
+    {"victim", "a --scheduler other than uts", "the runtime's own scheduler chooses victims", foreign_scheduler},
+    {"domains", "a --scheduler other than uts", "the runtime's own scheduler knows no domains", foreign_scheduler},
+    {"steal-local", "a --scheduler other than uts", "the runtime's own scheduler chooses victims", foreign_scheduler},
+    {"steal-remote", "a --scheduler other than uts", "the runtime's own scheduler chooses victims", foreign_scheduler},
+    {"remote-delay", "a --scheduler other than uts", "the runtime's own scheduler knows no domains", foreign_scheduler},
+    {"init", "a --scheduler other than uts", "the root is the first task", foreign_scheduler},
+    {"poll-interval", "a --scheduler other than uts", "no protocol polls for requests", foreign_scheduler},
+    {"scheduler", "--workload pool", "the pool has no tree to schedule", pool},
+    {"scheduler-form", "--workload pool", "the pool has no tree to schedule", pool},
+    {"task-grain", "--workload pool", "the pool has no tree to schedule", pool},
     {"threads", "--sequential", "the sequential baseline runs one thread", sequential},
     {"T", "--sequential", "the sequential baseline runs one thread", sequential},
     {"protocol", "--sequential", "the sequential baseline keeps one stack and steals nothing", sequential},

@@ -11,6 +11,8 @@
 #include "cli/convert.hpp"
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
+#include "schedulers/registry.hpp"
+#include "schedulers/tbb/tbb_scheduler.hpp"
 #include "steal/registry.hpp"
 
 namespace uts::cli {
@@ -54,6 +56,20 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   // where check_spellings_agree has made sure they agree with --threads and
   // --steal; so they win over any file's value.
   if (r.count("T")) e.threads = threads_of(r, "T");
+  const std::string scheduler_name = value_of<std::string>(r, "scheduler");
+  const SchedulerEntry* scheduler = find_scheduler(scheduler_name);
+  // tbb is known even where this build lacks oneTBB: say that, not "unknown".
+  if (!scheduler && scheduler_name == "tbb") throw UsageError(tbb_scheduler::kUnavailable);
+  if (!scheduler) throw UsageError("--scheduler: '" + scheduler_name + "' is not one of this build's: " + scheduler_names());
+  e.scheduler.name = std::string(scheduler->name);
+  if (r.count("scheduler-form")) {
+    const std::string form = value_of<std::string>(r, "scheduler-form");
+    if (form == "literature") e.scheduler.form = SchedulerForm::literature;
+    else if (form == "tuned") e.scheduler.form = SchedulerForm::tuned;
+    else throw UsageError("--scheduler-form: '" + form + "' is not literature or tuned");
+  }
+  e.scheduler.grain = scheduler->default_grain;
+  if (r.count("task-grain")) e.scheduler.grain = static_cast<std::uint32_t>(int_in_range(r, "task-grain", 1, 1000000000));
   const std::string name = value_of<std::string>(r, "protocol");
   const ProtocolTraits* protocol = name.empty() ? nullptr : find_protocol(name);
   if (!protocol) throw UsageError("--protocol: '" + name + "' is not " + protocol_names());

@@ -2,6 +2,7 @@
 // (option_table.hpp): the cxxopts parser, file-key lookup, error labels.
 #include "cli/option_table.hpp"
 
+#include "schedulers/registry.hpp"
 #include "steal/registry.hpp"
 
 namespace uts::cli {
@@ -30,6 +31,16 @@ const OptionSpec kOptions[] = {
     {"T", 'T', "Engine", "number of threads, as --threads N (the reference's pthreads flag; both given must agree)",
      "N", nullptr, false},
     {"sequential", 0, "Engine", "run the sequential depth-first baseline", nullptr, nullptr, false},
+    {"scheduler", 0, "Engine", "who schedules the traversal: {schedulers}", "", "uts", true},
+    {"scheduler-form", 0, "Engine",
+     "a scheduler other than uts: literature (one task per child and a wait, as BOTS writes UTS) | tuned (a task "
+     "expands a local stack through the batched expander and hands half of it to a new task every --task-grain "
+     "nodes; default)", "", nullptr, true},
+    {"task-grain", 0, "Engine",
+     "--scheduler-form tuned: nodes a task expands between two hand-offs, N from 1 to 1000000000 (default: the "
+     "scheduler's own: {scheduler grains})", "N", nullptr, true},
+    {"list-schedulers", 0, "Engine", "list the schedulers this build has, one name a line, and exit", nullptr,
+     nullptr, false},
     {"protocol", 0, "Engine", "steal protocol: {protocols}", "", "{default protocol}", true},
     {"steal", 0, "Engine", "nodes per steal: half | one | chunk:K (default: the protocol's own: {protocol steals})", "",
      nullptr, true},
@@ -148,7 +159,8 @@ void replace(std::string& s, std::string_view what, const std::string& with) {
     s.replace(pos, what.size(), with);
 }
 
-// {protocols} and the per-protocol defaults, from the registry.
+// {protocols} and the per-protocol defaults, {schedulers} and their grains,
+// from the registries.
 std::string filled_help(const char* help) {
   std::string s = help;
   std::string protocols, steals, victims;
@@ -158,6 +170,13 @@ std::string filled_help(const char* help) {
     steals += (first ? "" : ", ") + std::string(t->name) + " " + to_string(t->default_steal);
     victims += (first ? "" : ", ") + std::string(t->name) + " " + to_string(t->default_victim);
   }
+  std::string scheds, grains;
+  for (const SchedulerEntry* e : schedulers()) {
+    scheds += (scheds.empty() ? "" : " | ") + std::string(e->name) + " (" + std::string(e->summary) + ")";
+    if (e->has_forms) grains += (grains.empty() ? "" : ", ") + std::string(e->name) + " " + std::to_string(e->default_grain);
+  }
+  replace(s, "{schedulers}", scheds);
+  replace(s, "{scheduler grains}", grains);
   replace(s, "{protocols}", protocols);
   replace(s, "{protocol steals}", steals);
   replace(s, "{protocol victims}", victims);

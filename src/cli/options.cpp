@@ -115,6 +115,10 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
     cfg.show_presets = true;
     return cfg;
   }
+  if (flag_on(first, "list-schedulers")) {
+    cfg.show_schedulers = true;
+    return cfg;
+  }
   check_spellings_agree(first);
 
   // Files underneath, the command line on top (the last value wins).

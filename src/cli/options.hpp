@@ -37,6 +37,7 @@ struct RunConfig {
   bool show_help = false;
   bool show_version = false;
   bool show_presets = false;
+  bool show_schedulers = false;  // --list-schedulers
   std::string help_text;
 
   Workload workload = Workload::uts;  // --workload

@@ -9,6 +9,7 @@
 #include "report/provenance.hpp"
 #include "report/text_util.hpp"
 #include "sha1/words.hpp"
+#include "schedulers/registry.hpp"
 #include "steal/registry.hpp"
 
 namespace uts {
@@ -78,6 +79,15 @@ std::string counter_totals(const RecordView& x) {
 
 // The record's own conditions.
 bool seq(V x) { return x.r.engine.sequential; }
+// A runtime's own scheduler (docs/schedulers.md): no steal counters, no
+// protocol, and of the time breakdown only work and total (when measured).
+bool foreign(V x) { return !seq(x) && x.r.engine.scheduler.foreign(); }
+bool own(V x) { return !foreign(x); }
+bool split_time(V x) {
+  if (!foreign(x)) return true;
+  const SchedulerEntry* e = find_scheduler(x.r.engine.scheduler.name);
+  return e && e->reports_time_split;
+}
 bool requests(V x) { return !seq(x) && x.has(kRequestCounters); }
 bool hier(V x) { return x.r.engine.victim == VictimOrder::hier; }
 bool with_domains(V x) { return x.r.result.domains.has_value(); }
@@ -108,9 +118,9 @@ const Column kRun[] = {
      [](V x) { return x.r.tree.root_id ? text(sha1::to_hex(*x.r.tree.root_id)) : kAbsent; }},
     {"engine", "engine", "kind", false, [](V x) { return text(seq(x) ? "sequential" : "parallel"); }},
     {"threads", "engine", "threads", false, [](V x) { return integer(x.threads); }},
-    {"steal", "engine", "steal", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.steal))); }},
-    {"victim", "engine", "victim", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.victim))); }},
-    {"init", "engine", "init", false, [](V x) { return when(!seq(x), text(to_string(x.r.engine.init))); }},
+    {"steal", "engine", "steal", false, [](V x) { return when(own(x) && !seq(x), text(to_string(x.r.engine.steal))); }},
+    {"victim", "engine", "victim", false, [](V x) { return when(own(x) && !seq(x), text(to_string(x.r.engine.victim))); }},
+    {"init", "engine", "init", false, [](V x) { return when(own(x) && !seq(x), text(to_string(x.r.engine.init))); }},
     {"status", "", "status", false, [](V x) { return text(to_string(x.r.result.status)); }},
     {"size", "results", "size", false, [](V x) { return count(x.r.result.counts.nodes); }},
     {"tree_depth", "results", "depth", false, [](V x) { return count(x.r.result.counts.max_depth); }},
@@ -124,10 +134,10 @@ const Column kRun[] = {
     {"nodes_per_sec", "timing", "nodes_per_sec", false, [](V x) { return real(x.nodes_per_sec); }},
     {nullptr, "timing", "nodes_per_sec_per_thread", false, [](V x) { return real(x.nodes_per_sec / x.pes); }},
     {nullptr, "timing", "nodes_per_sec_per_pe", false, [](V x) { return real(x.nodes_per_sec / x.pes); }},
-    {"steal_attempts", "aggregates", "steal_attempts", false, [](V x) { return count(x.agg.steal_attempts); }},
-    {"steals", "aggregates", "steals", false, [](V x) { return count(x.agg.steals); }},
-    {"nodes_stolen", "aggregates", "nodes_stolen", false, [](V x) { return count(x.agg.nodes_stolen); }},
-    {"deques_examined", "aggregates", "deques_examined", false, [](V x) { return count(x.agg.deques_examined); }},
+    {"steal_attempts", "aggregates", "steal_attempts", false, [](V x) { return when(own(x), count(x.agg.steal_attempts)); }},
+    {"steals", "aggregates", "steals", false, [](V x) { return when(own(x), count(x.agg.steals)); }},
+    {"nodes_stolen", "aggregates", "nodes_stolen", false, [](V x) { return when(own(x), count(x.agg.nodes_stolen)); }},
+    {"deques_examined", "aggregates", "deques_examined", false, [](V x) { return when(own(x), count(x.agg.deques_examined)); }},
     {"shares", "aggregates", "shares", false, [](V x) { return when(x.has(kShareCounters), count(x.agg.shares)); }},
     {"reclaims", "aggregates", "reclaims", false,
      [](V x) { return when(x.has(kReclaimCounters), count(x.agg.reclaims)); }},
@@ -135,7 +145,7 @@ const Column kRun[] = {
      [](V x) { return when(x.has(kShareCounters), count(x.agg.nodes_shared)); }},
     {"nodes_reclaimed", "aggregates", "nodes_reclaimed", false,
      [](V x) { return when(x.has(kReclaimCounters), count(x.agg.nodes_reclaimed)); }},
-    {"sleeps", "aggregates", "sleeps", false, [](V x) { return count(x.agg.sleeps); }},
+    {"sleeps", "aggregates", "sleeps", false, [](V x) { return when(own(x), count(x.agg.sleeps)); }},
     {"stealing", "engine", "stealing", false, [](V x) -> Cell { return x.r.engine.stealing; }},
     {"sha1", "engine", "sha1", false, [](V x) { return text(sha1::to_string(x.r.engine.sha1)); }},
     // --sha1 auto's start-up measurement (blocks/s; absent for a named path
@@ -150,21 +160,21 @@ const Column kRun[] = {
        const auto& c = x.r.engine.sha1_calibration;
        return when(c && c->shani_rate > 0, real(c ? c->shani_rate : 0));
      }},
-    {"steal_success_rate", "aggregates", "steal_success_rate", false, [](V x) { return real(x.agg.steal_success_rate); }},
-    {"nodes_per_steal", "aggregates", "nodes_per_steal", false, [](V x) { return real(x.agg.nodes_per_steal); }},
+    {"steal_success_rate", "aggregates", "steal_success_rate", false, [](V x) { return when(own(x), real(x.agg.steal_success_rate)); }},
+    {"nodes_per_steal", "aggregates", "nodes_per_steal", false, [](V x) { return when(own(x), real(x.agg.nodes_per_steal)); }},
     {"deques_examined_per_attempt", "aggregates", "deques_examined_per_attempt", false,
-     [](V x) { return real(x.agg.deques_per_attempt); }},
-    {nullptr, "aggregates", "deques_examined_per_steal", false, [](V x) { return real(x.agg.deques_per_steal); }},
+     [](V x) { return when(own(x), real(x.agg.deques_per_attempt)); }},
+    {nullptr, "aggregates", "deques_examined_per_steal", false, [](V x) { return when(own(x), real(x.agg.deques_per_steal)); }},
     {nullptr, "aggregates", "node_share_mean", false, [](V x) { return real(x.agg.share_mean); }},
     {"node_share_variance", "aggregates", "node_share_variance", false, [](V x) { return real(x.agg.share_variance); }},
     {"node_share_relative_variance", "aggregates", "node_share_relative_variance", false,
      [](V x) { return real(x.agg.share_relative_variance); }},
-    {"idle_seconds", "aggregates", "idle_seconds", false, [](V x) { return real(x.agg.idle_seconds); }},
+    {"idle_seconds", "aggregates", "idle_seconds", false, [](V x) { return when(own(x), real(x.agg.idle_seconds)); }},
     {"verified", "", "verified", false, [](V x) { return opt(x.r.verified); }},
     {nullptr, "", "verify_skipped", true, [](V x) { return when(x.r.verify_skipped, text("partial run")); }},
     {"openmp_runtime", "build", "openmp_runtime", false, [](V x) { return text(x.r.machine.openmp_runtime); }},
     {"hostname", "machine", "hostname", false, [](V x) { return text(x.r.machine.hostname); }},
-    {"protocol", "engine", "protocol", false, [](V x) { return when(!seq(x), text(std::string(x.protocol.name))); }},
+    {"protocol", "engine", "protocol", false, [](V x) { return when(own(x) && !seq(x), text(std::string(x.protocol.name))); }},
     {"poll_interval", "engine", "poll_interval", false,
      [](V x) { return when(!seq(x) && x.protocol.polls, count(x.r.engine.poll_interval)); }},
     {"requests_sent", "aggregates", "requests_sent", true, [](V x) { return when(requests(x), count(x.agg.requests_sent)); }},
@@ -240,6 +250,8 @@ const Column kRun[] = {
      [](V x) { return when(!x.r.machine.openmp_library.empty(), text(x.r.machine.openmp_library)); }},
     {"mpi_library", "build", "mpi_library", false,
      [](V x) { return when(!x.r.machine.mpi_library.empty(), text(x.r.machine.mpi_library)); }},
+    {nullptr, "build", "tbb_version", false,
+     [](V x) { return when(!x.r.machine.tbb_version.empty(), text(x.r.machine.tbb_version)); }},
     {"command_line", nullptr, nullptr, false, [](V x) { return text(shell_quoted(x.r.command_line)); }},
     {"hosts", nullptr, nullptr, false, [](V x) { return text(hosts_list(x.places_view())); }},
     {"topology", nullptr, nullptr, false, [](V x) { return text(x.r.result.topology.text()); }},
@@ -252,13 +264,13 @@ const Column kRun[] = {
     {"preset_base", "parameters", "preset_base", false,
      [](V x) { return when(!x.r.preset_base.empty(), text(x.r.preset_base)); }},
     // Where the threads' time went (docs/trace.md), summed over threads.
-    {"time_work", "aggregates", "time_work", false, [](V x) { return real(x.agg.time_phase[0]); }},
-    {"time_search", "aggregates", "time_search", false, [](V x) { return real(x.agg.time_phase[1]); }},
-    {"time_claim", "aggregates", "time_claim", false, [](V x) { return real(x.agg.time_phase[2]); }},
-    {"time_idle", "aggregates", "time_idle", false, [](V x) { return real(x.agg.time_phase[3]); }},
-    {"time_termination", "aggregates", "time_termination", false, [](V x) { return real(x.agg.time_phase[4]); }},
-    {"time_agent", "aggregates", "time_agent", false, [](V x) { return real(x.agg.time_phase[5]); }},
-    {"time_total", "aggregates", "time_total", false, [](V x) { return real(x.agg.time_total); }},
+    {"time_work", "aggregates", "time_work", false, [](V x) { return when(split_time(x), real(x.agg.time_phase[0])); }},
+    {"time_search", "aggregates", "time_search", false, [](V x) { return when(own(x), real(x.agg.time_phase[1])); }},
+    {"time_claim", "aggregates", "time_claim", false, [](V x) { return when(own(x), real(x.agg.time_phase[2])); }},
+    {"time_idle", "aggregates", "time_idle", false, [](V x) { return when(own(x), real(x.agg.time_phase[3])); }},
+    {"time_termination", "aggregates", "time_termination", false, [](V x) { return when(own(x), real(x.agg.time_phase[4])); }},
+    {"time_agent", "aggregates", "time_agent", false, [](V x) { return when(own(x), real(x.agg.time_phase[5])); }},
+    {"time_total", "aggregates", "time_total", false, [](V x) { return when(split_time(x), real(x.agg.time_total)); }},
     {"work_baseline_seconds", "aggregates", "work_baseline_seconds", false, [](V x) { return opt(x.r.work_baseline); }},
     {"counters", nullptr, nullptr, false, [](V x) { return when(x.r.counters_asked, text(counter_totals(x))); }},
     {"work_inflation", "aggregates", "work_inflation", false,
@@ -309,6 +321,15 @@ const Column kRun[] = {
     {"batch_cpus_per_task", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->cpus_per_task) : kAbsent; }},
     {"batch_cpu_bind", nullptr, nullptr, false, [](V x) { return job(x) ? opt(job(x)->cpu_bind) : kAbsent; }},
     {"runtime_env", nullptr, nullptr, false, [](V x) { return text(runtime_env_list(x.r.machine.environment)); }},
+    // Who scheduled the traversal (docs/schedulers.md), appended.
+    {"scheduler", "engine", "scheduler", false, [](V x) { return when(!seq(x), text(x.r.engine.scheduler.name)); }},
+    {"scheduler_form", "engine", "scheduler_form", false,
+     [](V x) {
+       return when(foreign(x), text(x.r.engine.scheduler.form == SchedulerForm::literature ? "literature" : "tuned"));
+     }},
+    {"task_grain", "engine", "task_grain", false,
+     [](V x) { return when(foreign(x) && x.r.engine.scheduler.form == SchedulerForm::tuned, count(x.r.engine.scheduler.grain)); }},
+    {"scheduler_runtime", "engine", "scheduler_runtime", false, [](V x) { return text(x.r.result.runtime); }},
     // clang-format on
 };
 
@@ -321,23 +342,23 @@ const RowColumn kThread[] = {
     {"rank", true, [](V x, I i) { return when(mpi(x), count(i / static_cast<I>(x.r.engine.threads))); }},
     {"rank_thread", true, [](V x, I i) { return when(mpi(x), count(i % static_cast<I>(x.r.engine.threads))); }},
     {"nodes", false, [](V x, I i) { return count(th(x, i).nodes); }},
-    {"steal_attempts", false, [](V x, I i) { return count(th(x, i).steal_attempts); }},
-    {"steals", false, [](V x, I i) { return count(th(x, i).steals); }},
-    {"nodes_stolen", false, [](V x, I i) { return count(th(x, i).nodes_stolen); }},
-    {"deques_examined", false, [](V x, I i) { return count(th(x, i).deques_examined); }},
+    {"steal_attempts", false, [](V x, I i) { return when(own(x), count(th(x, i).steal_attempts)); }},
+    {"steals", false, [](V x, I i) { return when(own(x), count(th(x, i).steals)); }},
+    {"nodes_stolen", false, [](V x, I i) { return when(own(x), count(th(x, i).nodes_stolen)); }},
+    {"deques_examined", false, [](V x, I i) { return when(own(x), count(th(x, i).deques_examined)); }},
     {"shares", false, [](V x, I i) { return when(x.has(kShareCounters), count(th(x, i).shares)); }},
     {"nodes_shared", false, [](V x, I i) { return when(x.has(kShareCounters), count(th(x, i).nodes_shared)); }},
     {"reclaims", false, [](V x, I i) { return when(x.has(kReclaimCounters), count(th(x, i).reclaims)); }},
     {"nodes_reclaimed", false, [](V x, I i) { return when(x.has(kReclaimCounters), count(th(x, i).nodes_reclaimed)); }},
-    {"sleeps", false, [](V x, I i) { return count(th(x, i).sleeps); }},
-    {"idle_seconds", false, [](V x, I i) { return real(th(x, i).idle_seconds); }},
-    {"time_work", false, [](V x, I i) { return real(th(x, i).time_phase[0]); }},
-    {"time_search", false, [](V x, I i) { return real(th(x, i).time_phase[1]); }},
-    {"time_claim", false, [](V x, I i) { return real(th(x, i).time_phase[2]); }},
-    {"time_idle", false, [](V x, I i) { return real(th(x, i).time_phase[3]); }},
-    {"time_termination", false, [](V x, I i) { return real(th(x, i).time_phase[4]); }},
-    {"time_agent", false, [](V x, I i) { return real(th(x, i).time_phase[5]); }},
-    {"time_total", false, [](V x, I i) { return real(th(x, i).time_total); }},
+    {"sleeps", false, [](V x, I i) { return when(own(x), count(th(x, i).sleeps)); }},
+    {"idle_seconds", false, [](V x, I i) { return when(own(x), real(th(x, i).idle_seconds)); }},
+    {"time_work", false, [](V x, I i) { return when(split_time(x), real(th(x, i).time_phase[0])); }},
+    {"time_search", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[1])); }},
+    {"time_claim", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[2])); }},
+    {"time_idle", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[3])); }},
+    {"time_termination", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[4])); }},
+    {"time_agent", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[5])); }},
+    {"time_total", false, [](V x, I i) { return when(split_time(x), real(th(x, i).time_total)); }},
     {"requests_sent", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_sent)); }},
     {"requests_answered", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_answered)); }},
     {"requests_refused", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_refused)); }},

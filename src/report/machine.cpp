@@ -16,6 +16,9 @@
 
 #include "uts_build_config.hpp"
 #include "uts_commit.hpp"
+#if UTS_HAVE_TBB
+#include <oneapi/tbb/version.h>
+#endif
 #if UTS_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -125,6 +128,11 @@ MachineInfo collect_machine_info() {
   m.compiler_flags = UTS_COMPILER_FLAGS;
   m.openmp_library = openmp_library();
   m.mpi_library = mpi_library();
+#if UTS_HAVE_TBB
+  // The library loaded, not the header built against: a record names the
+  // runtime that ran.
+  m.tbb_version = TBB_runtime_version();
+#endif
   char stamp[32] = {};
   const std::time_t now = std::time(nullptr);
   std::tm utc{};

@@ -27,6 +27,7 @@ struct MachineInfo {
   std::string compiler_flags;  // what Meson's options put on the compile line
   std::string openmp_library;  // the runtime's shared object, resolved ("" if static or unknown)
   std::string mpi_library;     // MPI_Get_library_version's first line; "" in a build without MPI
+  std::string tbb_version;     // the oneTBB library's own version (TBB_runtime_version); "" in a build without it
   std::string timestamp_utc;
   // The batch job and the OMP_*, GOMP_*, KMP_* variables, as the program
   // started (batch.hpp); under MPI, rank 0's, since rank 0 writes the record.

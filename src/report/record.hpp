@@ -47,7 +47,8 @@ struct RecordView {
   int pes = 1;      // ranks x threads
   PlacementSummary placement;  // oversubscribed, PUs available and used
   PlacementView places_view() const;
-  bool has(ProtocolCounters c) const { return protocol.has(c); }
+  // A foreign scheduler (docs/schedulers.md) keeps no protocol counters.
+  bool has(ProtocolCounters c) const { return !r.engine.scheduler.foreign() && protocol.has(c); }
 };
 
 }  // namespace uts

@@ -10,6 +10,7 @@
 #include "report/provenance.hpp"
 #include "report/text_util.hpp"
 #include "run/trace.hpp"
+#include "schedulers/registry.hpp"
 #include "sha1/words.hpp"
 #include "steal/registry.hpp"
 
@@ -46,6 +47,14 @@ std::string engine_summary(const EngineSettings& e, const ProtocolTraits& protoc
   const std::string hash = std::string(", SHA-1 ") + sha1::to_string(e.sha1);
   if (e.sequential) return "Engine: sequential depth-first baseline" + hash;
   std::ostringstream s;
+  if (e.scheduler.foreign()) {  // a runtime's own scheduler (docs/schedulers.md)
+    const SchedulerEntry* entry = find_scheduler(e.scheduler.name);
+    s << "Engine: --scheduler " << e.scheduler.name << " (" << (entry ? entry->runtime() : std::string("?"))
+      << "), form " << (e.scheduler.form == SchedulerForm::literature ? "literature" : "tuned");
+    if (e.scheduler.form == SchedulerForm::tuned) s << ", task grain " << e.scheduler.grain << " nodes";
+    s << ", " << e.threads << (e.threads == 1 ? " thread" : " threads") << hash;
+    return s.str();
+  }
   s << "Engine: " << protocol.engine_line << " (--protocol " << protocol.name << "), " << e.threads
     << (e.threads == 1 ? " thread" : " threads");
   if (e.ranks.under_mpi)

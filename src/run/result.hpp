@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "run/locality.hpp"
@@ -46,6 +47,10 @@ struct RunResult {
   std::vector<ThreadTrace> traces;
   std::vector<TickCalibration> clocks;
   CounterResults counters;  // --counters
+  // The runtime that ran the scheduler, as found at run time ("libgomp",
+  // "libomp", "oneTBB 2021.8"; "uts" for the engine's own loop and the
+  // sequential baseline).
+  std::string runtime = "uts";
 };
 
 // Comparison with the expected values present; true when all present match

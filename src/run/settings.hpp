@@ -48,8 +48,26 @@ struct RankSettings {
   double model_rate = 0;  // uts-smpi --model-rate: modelled nodes/s per rank (0: computation timed by SMPI)
 };
 
+// Which scheduler runs the traversal (docs/schedulers.md): `uts` is the
+// engine's own worker loop on split deques (the protocol options apply to
+// it alone); the others hand the tree to a runtime's own task scheduler.
+enum class SchedulerForm {
+  literature,  // one task per child and a wait, as BOTS and libfork's suite write UTS
+  tuned,       // a task expands a local stack through the batched expander and hands part on
+};
+struct SchedulerSettings {
+  std::string name = "uts";                   // --scheduler: a name in schedulers/registry.cpp
+  SchedulerForm form = SchedulerForm::tuned;  // --scheduler-form
+  // --task-grain: tuned form, the nodes a task expands between hand-offs of
+  // part of its stack to a new task; 0: the scheduler's default
+  // (SchedulerEntry::default_grain). Resolved before the run.
+  std::uint32_t grain = 0;
+  bool foreign() const { return name != "uts"; }
+};
+
 struct EngineSettings {
   bool sequential = false;
+  SchedulerSettings scheduler;  // not used by the sequential baseline
   int threads = 1;
   bool stealing = true;                     // -s 0: every thread works only on what it starts with
   sha1::Path sha1 = sha1::Path::automatic;  // --sha1; resolved for this CPU before the run

@@ -1,9 +1,12 @@
-// One traversal in this process: the sequential baseline or the parallel
-// engine, with placement, counters and the trace around it.
+// One traversal in this process: the sequential baseline or the scheduler
+// the settings name (the engine's own, or a runtime's), with placement,
+// counters and the trace around it.
 #include "traversal/run.hpp"
 
+#include <stdexcept>
+
 #include "base/tick.hpp"
-#include "engine/engine.hpp"
+#include "schedulers/registry.hpp"
 #include "topology/counters.hpp"
 #include "topology/placement.hpp"
 #include "traversal/sequential.hpp"
@@ -12,7 +15,11 @@ namespace uts {
 
 RunResult run(const Tree& tree, const EngineSettings& engine, const StopRule& stop, ProgressBoard& progress) {
   if (!engine.sequential) {
-    RunResult r = run_parallel(tree, engine, stop, progress);
+    // The scheduler --scheduler names (schedulers/registry.cpp; the command
+    // line checked the name): `uts` is the engine's run_parallel.
+    const SchedulerEntry* scheduler = find_scheduler(engine.scheduler.name);
+    if (!scheduler) throw std::runtime_error("--scheduler " + engine.scheduler.name + ": not in this build");
+    RunResult r = scheduler->run(tree, engine, stop, progress);
     r.truncations = tree.truncations();
     return r;
   }

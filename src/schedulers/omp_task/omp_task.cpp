@@ -1,0 +1,314 @@
+// The omp-task scheduler (docs/schedulers.md): the same tree code, hash path
+// and -g as the engine, with OpenMP's own task scheduler deciding which
+// thread runs what. Counts go to the running thread's TaskTally; a task reads
+// its thread's index again after every task scheduling point (task
+// creation, taskwait), where an untied task may resume on another thread.
+#include "schedulers/omp_task/omp_task.hpp"
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "base/clock.hpp"
+#include "base/interrupt.hpp"
+#include "base/tick.hpp"
+#include "schedulers/support/task_tally.hpp"
+#include "topology/placement.hpp"
+#include "tree/expand.hpp"
+
+namespace uts {
+
+namespace {
+
+// Everything a task reads; lives on the frame of run_omp_task, which waits
+// for every task at its parallel region's end.
+struct Run {
+  const Tree& tree;
+  TaskStop& stop;
+  std::vector<TaskTally>& tallies;
+  std::uint32_t grain;
+  // Spare expanders per thread (tuned form): a task takes one at its start
+  // and gives it back at its end, so a task run inside another's task
+  // creation (undeferred) never shares the queued children of its parent's.
+  std::vector<std::vector<std::unique_ptr<Expander>>>& spares;
+
+  TaskTally& mine() { return tallies[static_cast<std::size_t>(omp_get_thread_num())]; }
+};
+
+// --- literature form ---------------------------------------------------
+// As BOTS writes UTS: the task hashes its node's children (a batch of 16
+// at a time, as expand_range does), visits each, and creates one untied
+// task per inner child, then waits for them all.
+void literature(Run& run, Node parent) {
+  constexpr std::uint32_t kBatch = 16;
+  sha1::Words ids[kBatch];
+  Node inner[kBatch];
+  const std::uint32_t height = parent.height + 1;
+  for (std::uint32_t i = 0; i < parent.children; i += kBatch) {
+    TaskTally& me = run.mine();  // again each batch: the task may have moved
+    if (run.stop.stopped()) {
+      me.cut = true;
+      break;
+    }
+    const std::uint32_t n = std::min(kBatch, parent.children - i);
+    const std::uint64_t t0 = tick::now();
+    if (!run.tree.child_ids(parent.id, i, n, ids)) {  // -g hashing abandoned: a stop was asked
+      me.cut = true;
+      break;
+    }
+    std::uint32_t k = 0;
+    for (std::uint32_t j = 0; j < n; ++j) {
+      Node child;
+      child.id = ids[j];
+      child.height = height;
+      child.children = static_cast<std::uint32_t>(run.tree.num_children(child.id[4], height));
+      if (visit(child, me.counts)) inner[k++] = child;
+    }
+    me.work_ticks += tick::now() - t0;
+    if (me.counts.nodes >= me.next_poll && run.stop.poll(omp_get_thread_num(), me)) {
+      me.cut = me.cut || k != 0 || i + n < parent.children;
+      break;
+    }
+    me.tasks += k;
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const Node child = inner[j];
+      Run* r = &run;
+#pragma omp task untied firstprivate(r, child)
+      literature(*r, child);
+    }
+  }
+#pragma omp taskwait
+}
+
+// --- tuned form --------------------------------------------------------
+// A task owns a stack of packed nodes and expands it depth-first through
+// the batched expander, exactly as the sequential baseline does; every
+// `grain` nodes its thread generates, it hands the shallow half of its
+// stack (the bottom: the biggest subtrees) to a new task. Tasks are tied:
+// a task stays on the thread whose expander and tally it uses.
+class TaskStack {
+ public:
+  struct Pusher {
+    NodeWords* top;
+    void push(const Node& node) { *top++ = NodeWords::pack(node); }
+  };
+  explicit TaskStack(std::vector<NodeWords>&& nodes) : nodes_(std::move(nodes)), size_(nodes_.size()) {}
+  Pusher pusher(std::uint32_t n) {
+    if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 256));
+    return {nodes_.data() + size_};
+  }
+  void commit(const Pusher& p) { size_ = static_cast<std::size_t>(p.top - nodes_.data()); }
+  bool pop(Node& out) {
+    if (size_ == 0) return false;
+    out = nodes_[--size_].unpack();
+    return true;
+  }
+  std::size_t size() const { return size_; }
+  // The bottom `n` nodes, taken out.
+  std::vector<NodeWords> take_bottom(std::size_t n) {
+    std::vector<NodeWords> out(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(n));
+    std::copy(nodes_.begin() + static_cast<std::ptrdiff_t>(n), nodes_.begin() + static_cast<std::ptrdiff_t>(size_),
+              nodes_.begin());
+    size_ -= n;
+    return out;
+  }
+
+ private:
+  std::vector<NodeWords> nodes_;
+  std::size_t size_;
+};
+
+void tuned(Run& run, std::vector<NodeWords>* given);
+
+void spawn_tuned(Run& run, std::vector<NodeWords>&& nodes) {
+  auto* given = new std::vector<NodeWords>(std::move(nodes));
+  Run* r = &run;
+#pragma omp task firstprivate(r, given)
+  tuned(*r, given);
+}
+
+void tuned(Run& run, std::vector<NodeWords>* given) {
+  const int tid = omp_get_thread_num();  // tied: this task stays on this thread
+  TaskTally& me = run.tallies[static_cast<std::size_t>(tid)];
+  TaskStack stack(std::move(*given));
+  delete given;
+  auto& spare = run.spares[static_cast<std::size_t>(tid)];
+  std::unique_ptr<Expander> ways;
+  if (spare.empty()) {
+    ways = std::make_unique<Expander>(run.tree);
+  } else {
+    ways = std::move(spare.back());
+    spare.pop_back();
+  }
+  std::uint64_t segment = tick::now();
+  std::uint64_t next_split = me.counts.nodes + run.grain;
+  auto keep_going = [&] { return !run.stop.poll(tid, me); };
+  auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
+  Node node;
+  auto loop = [&](auto way) __attribute__((always_inline)) {
+    auto& expander = ways->as<decltype(way)::value>();
+    for (;;) {
+      if (!stack.pop(node)) {
+        if (!expander.flush(run.tree, me.counts, stack)) return;  // this task's nodes all visited
+      } else {
+        expander.add(run.tree, node, me.counts, stack, keep_going, refill);
+      }
+      if (expander.abandoned()) {  // a huge node or a -g batch given up: a stop
+        run.stop.poll(tid, me);
+        me.cut = true;
+        return;
+      }
+      if (me.counts.nodes >= me.next_poll && run.stop.poll(tid, me)) {
+        me.cut = me.cut || stack.size() != 0 || expander.pending();
+        return;
+      }
+      if (me.counts.nodes >= next_split && stack.size() >= 2) {
+        me.work_ticks += tick::now() - segment;
+        ++me.tasks;
+        spawn_tuned(run, stack.take_bottom(stack.size() / 2));
+        segment = tick::now();
+        next_split = me.counts.nodes + run.grain;
+      }
+    }
+  };
+  using Way = Expander::Way;
+  switch (ways->way()) {
+    case Way::lanes: loop(std::integral_constant<Way, Way::lanes>{}); break;
+    case Way::slots: loop(std::integral_constant<Way, Way::slots>{}); break;
+    case Way::slots_visit_in_kernel: loop(std::integral_constant<Way, Way::slots_visit_in_kernel>{}); break;
+  }
+  me.work_ticks += tick::now() - segment;
+  // A stopped task's expander may hold queued children: not reused.
+  if (!me.cut) spare.push_back(std::move(ways));
+}
+
+}  // namespace
+
+std::string openmp_runtime() {
+  Dl_info info{};
+  // The shared object that defines the OpenMP entry points this process calls.
+  if (dladdr(reinterpret_cast<void*>(&omp_get_num_threads), &info) != 0 && info.dli_fname) {
+    const std::string file = info.dli_fname;
+    const std::string base = file.substr(file.find_last_of('/') + 1);
+    if (base.rfind("libgomp", 0) == 0) return "libgomp";
+    if (base.rfind("libomp", 0) == 0) return "libomp";
+    if (base.rfind("libiomp", 0) == 0) return "libiomp";
+  }
+  return "OpenMP";
+}
+
+RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const StopRule& stop_rule,
+                       ProgressBoard& progress) {
+  const int threads = settings.threads;
+  if (threads > omp_get_thread_limit())
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
+                             std::to_string(omp_get_thread_limit()) +
+                             (omp_get_thread_limit() == 1 ? " thread" : " threads") + " (check OMP_THREAD_LIMIT)");
+  const auto nthreads = static_cast<std::size_t>(threads);
+  const bool literature_form = settings.scheduler.form == SchedulerForm::literature;
+  const Placement placement = place_team(settings.bind, threads);
+  TaskStop stop(stop_rule, progress);
+  std::vector<TaskTally> tallies(nthreads);
+  std::vector<std::vector<std::unique_ptr<Expander>>> spares(nthreads);
+  Run run{tree, stop, tallies, settings.scheduler.grain, spares};
+  RunResult out;
+  out.threads.resize(nthreads);
+  out.places.resize(nthreads);
+  std::vector<std::uint64_t> region_ticks(nthreads, 0);
+  tick::Span span;
+  Clock::time_point start;
+  int granted = threads;
+
+  omp_set_dynamic(0);
+#pragma omp parallel num_threads(threads)
+  {
+    const int id = omp_get_thread_num();
+#pragma omp single
+    granted = omp_get_num_threads();
+    placement.bind_again(id);
+    interrupt::watch(stop.flag().watchable());
+#pragma omp barrier
+    if (granted == threads) {
+#pragma omp single
+      {
+        start = Clock::now();
+        span.begin();
+      }
+      // Every thread's time counts from the run's start (span's first
+      // tick), not from a reading of its own here: libgomp lets a thread
+      // still leaving the barrier above run the first tasks inside it.
+#pragma omp single nowait
+      {
+        TaskTally& me = tallies[static_cast<std::size_t>(id)];
+        const Node root = tree.root();
+        if (visit(root, me.counts)) {
+          ++me.tasks;
+          if (literature_form) {
+            Run* r = &run;
+#pragma omp task untied firstprivate(r, root)
+            literature(*r, root);
+          } else {
+            spawn_tuned(run, std::vector<NodeWords>{NodeWords::pack(root)});
+          }
+        }
+      }
+      // Every task is done at this barrier (a task scheduling point where
+      // the team runs the tasks left).
+#pragma omp barrier
+      region_ticks[static_cast<std::size_t>(id)] = tick::now() - span.first_tick();
+#pragma omp single
+      {
+        out.seconds = seconds_since(start);
+        span.end();
+      }
+    }
+    interrupt::watch(nullptr);
+    out.places[static_cast<std::size_t>(id)] = placement.sample();
+  }
+  if (granted != threads)
+    throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP granted only " +
+                             std::to_string(granted) + " threads (check OMP_THREAD_LIMIT)");
+  const double tps = span.ticks_per_second();
+  bool cut = false;
+  for (std::size_t i = 0; i < nthreads; ++i) {
+    const TaskTally& t = tallies[i];
+    out.counts.merge(t.counts);
+    progress.publish(static_cast<int>(i), t.counts.nodes);
+    ThreadStats& st = out.threads[i];
+    st.nodes = t.counts.nodes;
+    st.time_phase[static_cast<int>(Phase::work)] = double(t.work_ticks) / tps;
+    st.time_total = double(region_ticks[i]) / tps;
+    cut = cut || t.cut;
+  }
+  // Partial when a task left work undone; a signal's stop is never excused
+  // (as in the engine: it came before the run's end).
+  if (cut || stop.flag().signal() != 0) {
+    out.status = stop.flag().reason();
+    out.stop_signal = stop.flag().signal();
+  }
+  if (out.status == RunStatus::complete && interrupt::requested()) {
+    out.status = RunStatus::interrupted;
+    out.stop_signal = interrupt::signal_number();
+  }
+  out.ticks_per_second = tps;
+  out.rank_places = {placement.rank_place()};
+  out.topology = placement.summary();
+  out.runtime = openmp_runtime();
+  return out;
+}
+
+namespace {
+std::string omp_task_runtime() { return openmp_runtime(); }
+}  // namespace
+
+// The default grain: see docs/schedulers.md, "Choosing the grain".
+const SchedulerEntry kOmpTaskScheduler{
+    "omp-task", "OpenMP tasks (libgomp or libomp): --scheduler-form literature|tuned, --task-grain", run_omp_task,
+    omp_task_runtime, /*has_forms=*/true, /*default_grain=*/4096, /*reports_time_split=*/true};
+
+}  // namespace uts

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Every scheduler this build registers (`uts --list-schedulers`), in each
+of its forms, against the same contract as the engine (docs/schedulers.md).
+A new scheduler is picked up here without a new line.
+
+  small     the small trees of every type (small_trees.py) vs reference_uts.py,
+            at 1, 2, 3, 7 and 16 threads; -g 3 and --sha1 cryptopp on one
+  samples   T1 and T3 vs the reference CSV, T2 T4 T5 --verify, at 1, 2, 3,
+            7 and 16 threads
+  stops     --max-nodes: status max-nodes and a size in [N, N + 12,400 x P)
+            (docs/output.md section 8); SIGINT mid-run: exit 130, the JSON
+            record interrupted and partial; the record names the scheduler,
+            its form, grain and the runtime that ran
+  bad       combinations that do not apply exit 2 with one `uts:` line
+
+The literature form recurses once per tree level inside the runtime
+(docs/schedulers.md): the stop tests keep to trees a few hundred levels deep.
+
+usage: test_schedulers.py UTS_BINARY REFERENCE_CSV SUITE
+"""
+import csv
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import reference_uts
+from small_trees import SMALL_TREES
+from uts_check import Tally, results_of, run_json, run_uts
+
+THREADS = [1, 2, 3, 7, 16]
+FORMS = ["literature", "tuned"]
+
+
+def foreign_schedulers(binary):
+    p = run_uts(binary, ["--list-schedulers"], timeout=60)
+    names = p.stdout.split()
+    if p.returncode != 0 or "uts" not in names:
+        raise AssertionError("--list-schedulers: rc=%s out=%r" % (p.returncode, p.stdout))
+    return [n for n in names if n != "uts"]
+
+
+def shapes(binary):
+    """(label, arguments) of every foreign scheduler and form."""
+    for s in foreign_schedulers(binary):
+        for f in FORMS:
+            yield "%s %s" % (s, f), ["--scheduler", s, "--scheduler-form", f]
+
+
+def small(binary, tally):
+    cases = []
+    for name, args, ref_params in SMALL_TREES:
+        params = dict(reference_uts.DEFAULTS)
+        params.update(ref_params)
+        cases.append((name, args.split(), reference_uts.traverse(params)))
+    for label, sched in shapes(binary):
+        for t in THREADS:
+            for name, args, expected in cases:
+                got = results_of(run_json(binary, args + sched + ["--threads", str(t)]))
+                tally.check(got == expected, "%s, %d threads: %s" % (label, t, name),
+                            "got %s expected %s" % (got, expected))
+        # The same tree through -g 3 and through the portable hash path.
+        name, args, expected = cases[0]
+        for extra in (["-g", "3"], ["--sha1", "cryptopp"]):
+            got = results_of(run_json(binary, args + sched + ["--threads", "3"] + extra))
+            tally.check(got == expected, "%s, 3 threads, %s: %s" % (label, " ".join(extra), name))
+
+
+def samples(binary, ref_csv, tally):
+    with open(ref_csv) as f:
+        rows = {r["name"]: r for r in csv.DictReader(f)}
+    for label, sched in shapes(binary):
+        for t in THREADS:
+            for name in ("T1", "T3"):
+                r = rows[name]
+                got = results_of(run_json(binary, r["args"].split() + sched + ["--threads", str(t)]))[:3]
+                want = (int(r["size"]), int(r["depth"]), int(r["leaves"]))
+                tally.check(got == want, "%s, %d threads: %s from the CSV" % (label, t, name),
+                            "got %s expected %s" % (got, want))
+            for name in ("T2", "T4", "T5"):
+                rec = run_json(binary, ["--preset", name, "--verify"] + sched + ["--threads", str(t)])
+                tally.check(rec["verified"] is True, "%s, %d threads: %s --verify" % (label, t, name))
+
+
+def stops(binary, tally):
+    trees = {"T3 (binomial)": ["--preset", "T3"], "T1L (geometric)": ["--preset", "T1L"],
+             "a root with 2^31 children": ["-t", "0", "-b", "2147483647", "-q", "0", "-m", "1"]}
+    for label, sched in shapes(binary):
+        for t in (1, 2, 8):
+            for what, tree in trees.items():
+                for n in (1000, 100000):
+                    p = run_uts(binary, tree + sched + ["--threads", str(t), "--max-nodes", str(n), "--format", "json",
+                                                        "--no-progress"], timeout=120)
+                    try:
+                        rec = json.loads(p.stdout)
+                        size, status = rec["results"]["size"], rec["status"]
+                    except ValueError:
+                        size, status = -1, None
+                    tally.check(p.returncode == 0 and status == "max-nodes" and n <= size < n + 12400 * t,
+                                "%s, %d threads, %s, --max-nodes %d: stopped at %d" % (label, t, what, n, size),
+                                "rc=%s status=%s err=%r" % (p.returncode, status, p.stderr[-300:]))
+        # SIGINT mid-run on a tree that outlives the test.
+        proc = subprocess.Popen([binary, "--preset", "T1XL", "--no-progress", "--threads", "2", "--format", "json"] + sched,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        dt = time.monotonic() - sent
+        try:
+            rec = json.loads(out)
+            marked = (rec["status"] == "interrupted" and rec["stop_signal"] == "SIGINT"
+                      and 0 < rec["results"]["size"] < rec["expected"]["size"] and rec["verified"] is None)
+        except (ValueError, KeyError):
+            marked = False
+        tally.check(proc.returncode == 130 and marked and err == "" and dt < 2.0,
+                    "%s: SIGINT mid-run: exit 130, interrupted, partial, %.2f s" % (label, dt),
+                    "rc=%s out=%r err=%r" % (proc.returncode, out[-300:], err[-300:]))
+        # The record names who ran it.
+        rec = run_json(binary, ["--preset", "T1", "--threads", "2", "--verify"] + sched)
+        e = rec["engine"]
+        form = sched[3]
+        tally.check(e["scheduler"] == sched[1] and e["scheduler_form"] == form
+                    and (e["task_grain"] is None) == (form == "literature")
+                    and e["scheduler_runtime"] not in ("", "uts", None) and e["protocol"] is None
+                    and rec["aggregates"]["steals"] is None and rec["verified"] is True,
+                    "%s: the record names scheduler, form, grain, runtime (%s); protocol and steals null"
+                    % (label, e["scheduler_runtime"]), json.dumps(e))
+
+
+def bad(binary, tally):
+    def refused(args, what):
+        p = run_uts(binary, ["--preset", "T1"] + args, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        tally.check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("uts:") and p.stdout == "",
+                    "%s exits 2 with one line" % what, "rc=%s err=%r" % (p.returncode, p.stderr))
+    refused(["--scheduler", "no-such"], "--scheduler no-such")
+    refused(["--scheduler-form", "tuned"], "--scheduler-form with --scheduler uts")
+    refused(["--task-grain", "64"], "--task-grain with --scheduler uts")
+    refused(["--sequential", "--scheduler", "uts"], "--scheduler with --sequential")
+    for s in foreign_schedulers(binary):
+        base = ["--scheduler", s]
+        for extra in (["--protocol", "split"], ["--steal", "one"], ["-c", "4"], ["-s", "0"], ["--victim", "tree"],
+                      ["--domains", "2"], ["--steal-local", "one"], ["--remote-delay", "10"], ["--init", "balanced"],
+                      ["-I", "4"], ["--scheduler-form", "literature", "--task-grain", "64"],
+                      ["--scheduler-form", "bogus"], ["--task-grain", "0"], ["--task-grain", "x"],
+                      ["--rank-steal", "random"]):
+            refused(base + extra, "--scheduler %s %s" % (s, " ".join(extra)))
+
+
+def main():
+    binary, ref_csv, suite = sys.argv[1], sys.argv[2], sys.argv[3]
+    tally = Tally()
+    print("schedulers: uts " + " ".join(foreign_schedulers(binary)))
+    if suite == "small":
+        small(binary, tally)
+    elif suite == "samples":
+        samples(binary, ref_csv, tally)
+    elif suite == "stops":
+        stops(binary, tally)
+    elif suite == "bad":
+        bad(binary, tally)
+    else:
+        print("unknown suite " + suite)
+        return 2
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
