@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/process_memory.hpp"
 #include "run/locality.hpp"
 #include "run/placement.hpp"
 #include "run/stats.hpp"
@@ -46,6 +47,9 @@ struct RunResult {
   std::vector<ThreadTrace> traces;
   std::vector<TickCalibration> clocks;
   CounterResults counters;  // --counters
+  // This process's resident memory (base/process_memory.hpp): before the run
+  // and its peak at the end. Under MPI rank 0's own; every rank's is in `ranks`.
+  ProcessMemory memory;
 };
 
 // Comparison with the expected values present; true when all present match
