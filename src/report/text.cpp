@@ -115,6 +115,12 @@ std::string render_text(const RunReport& r, int verbose) {
         << " MiB summed over them)";
     if (m.start_peak > 0) s << ", " << fixed(double(m.start_peak) / 1048576.0, 1) << " MiB before the run";
     s << "\n";
+    if (verbose > 0 && r.engine.ranks.under_mpi && res.ranks.size() > 1) {
+      s << "Peak memory per rank (MiB):";
+      for (std::size_t i = 0; i < res.ranks.size(); ++i)
+        s << " " << i << ":" << fixed(double(res.ranks[i].memory.peak_rss_bytes) / 1048576.0, 1);
+      s << "\n";
+    }
   }
   if (x.placement.oversubscribed)
     s << "Oversubscribed: " << res.places.size() << (res.places.size() == 1 ? " thread" : " threads") << " on "

@@ -523,11 +523,12 @@ def check_memory(binary, trees, tally):
     tally.check(len(rows) == 1 and all(rows[0].get(k, "").isdigit() and int(rows[0][k]) > 0
                                        for k in MEMORY + ("peak_rss_bytes_sum",)),
                 "memory under MPI: CSV columns present, non-zero", p.stdout[-500:] + p.stderr[-300:])
-    p = mpirun(3, binary, trees["T1"])
+    p = mpirun(3, binary, trees["T1"] + ["-v"])
     tally.check(p.returncode == 0 and re.search(r"^Peak memory = [0-9.]+ MiB resident \(the most of 3 ranks; "
                                                 r"[0-9.]+ MiB summed over them\), [0-9.]+ MiB before the run$",
-                                                p.stdout, re.M) is not None,
-                "memory under MPI: the text line", p.stdout[-500:])
+                                                p.stdout, re.M) is not None
+                and re.search(r"^Peak memory per rank \(MiB\): 0:[0-9.]+ 1:[0-9.]+ 2:[0-9.]+$", p.stdout, re.M),
+                "memory under MPI: the text line, and -v's per rank", p.stdout[-1500:])
 
 
 def part_options(binary, trees, expected, tally):

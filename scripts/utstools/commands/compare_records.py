@@ -14,7 +14,7 @@ The batch job and the OMP_*, GOMP_*, KMP_* variables (JSON batch and
 runtime_env, their CSV columns, -v's Batch: and Environment: lines) are left
 out: they say where a run ran, and an older binary has none. So is the
 resident memory (JSON memory, the ranks' memory fields, the CSV columns,
-the Peak memory line): a measurement, and an older binary has none.
+the Peak memory lines): a measurement, and an older binary has none.
 At one thread and one rank every statistic is deterministic and compared
 exactly. Exit status 1 when any record differs.
 
@@ -80,10 +80,10 @@ ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: )")
 # Resident memory (docs/output.md, section 4d): a measurement that varies
 # from run to run and between builds, and that an older binary does not
 # print: left out like the environment (JSON memory and each rank's memory
-# fields, the CSV columns, the text's Peak memory line).
+# fields, the CSV columns, the text's Peak memory lines).
 MEMORY_FIELDS = {"peak_rss_bytes", "start_peak_rss_bytes", "start_rss_bytes", "peak_rss_source", "peak_rss_bytes_sum"}
 ENVIRONMENT_CSV |= MEMORY_FIELDS
-ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: |Peak memory = )")
+ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: |Peak memory = |Peak memory per rank )")
 # Values that are the same in every run of the same command.
 FIXED_KEYS = {"thread", "rank", "rank_thread", "domain", "threads", "count", "source"}
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
