@@ -25,6 +25,7 @@
 #include "base/interrupt.hpp"
 #include "base/printable.hpp"
 #include "base/out_of_memory.hpp"
+#include "base/process_memory.hpp"
 #include "base/simulated.hpp"
 #include "cli/config_file.hpp"
 #include "cli/options.hpp"
@@ -201,7 +202,10 @@ int run_pool_workload(const cli::RunConfig& cfg, RecordFile& record, const Voice
                              std::to_string(omp_get_thread_limit()) + (omp_get_thread_limit() == 1 ? " thread" : " threads") +
                              " (check OMP_THREAD_LIMIT)");
   oom::set_context("the pool's items no longer fit (--fill, --ops)");
-  const PoolResult result = run_pool(cfg.pool);
+  const ProcessMemory memory_before = memory_at_start();
+  PoolResult result = run_pool(cfg.pool);
+  result.memory = memory_before;
+  memory_at_end(result.memory);
   oom::set_context("the results no longer fit");
   const MachineInfo machine = collect_machine_info();
   const std::string json = render_pool_json(cfg.pool, result, machine, cfg.command_line);
@@ -383,6 +387,9 @@ int run_main(int argc, char** argv, Voice& voice) {
   if (launch.under_mpi) return run_as_rank(cfg, tree, progress, record, argc, argv, voice);
 #endif
   RunResult result;
+  // Before any traversal (the --work-baseline one included): what start-up
+  // took, so the record tells the run's memory from the binary's.
+  const ProcessMemory memory_before = memory_at_start();
   try {
     if (cfg.work_baseline_sequential) {
       // The baseline of work inflation: the sequential engine on the same
@@ -405,6 +412,8 @@ int run_main(int argc, char** argv, Voice& voice) {
     std::unique_ptr<ProgressReporter> reporter;
     if (progress) reporter = std::make_unique<ProgressReporter>(board);
     result = run(tree, cfg.engine, cfg.stop, board);
+    result.memory = memory_before;
+    memory_at_end(result.memory);
   } catch (const std::bad_alloc&) {
     return voice.error("out of memory: the nodes waiting to be expanded no longer fit", kExitOutOfMemory);
   } catch (const std::length_error& e) {

@@ -2,6 +2,7 @@
 // names, JSON group and value, read once for both renderings.
 #include "report/columns.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -97,6 +98,10 @@ bool lifeline(V x) { return x.r.engine.ranks.steal == RankSteal::lifeline; }
 // Binomial trees have no shape and no depth parameter; balanced trees no shape.
 bool uses_shape(V x) { return x.r.tree.type == TreeType::geometric || x.r.tree.type == TreeType::hybrid; }
 bool uses_depth(V x) { return x.r.tree.type != TreeType::binomial; }
+
+MemoryFigures memory_of(V x) { return memory_figures(x); }
+// A memory figure of 0 was not read: absent, not a measured zero.
+Cell bytes(std::uint64_t v) { return v > 0 ? Cell(v) : Cell{}; }
 
 const Column kRun[] = {
     // clang-format off
@@ -330,6 +335,15 @@ const Column kRun[] = {
     {"task_grain", "engine", "task_grain", false,
      [](V x) { return when(foreign(x) && x.r.engine.scheduler.form == SchedulerForm::tuned, count(x.r.engine.scheduler.grain)); }},
     {"scheduler_runtime", "engine", "scheduler_runtime", false, [](V x) { return text(x.r.result.runtime); }},
+    // Resident memory (docs/output.md, section 4d), appended; JSON has them
+    // as the object memory, with memory.hosts under MPI (json.cpp).
+    {"peak_rss_bytes", "memory", "peak_rss_bytes", false, [](V x) { return bytes(memory_of(x).peak); }},
+    {"start_peak_rss_bytes", "memory", "start_peak_rss_bytes", false, [](V x) { return bytes(memory_of(x).start_peak); }},
+    {"start_rss_bytes", "memory", "start_rss_bytes", false, [](V x) { return bytes(memory_of(x).start_rss); }},
+    {"peak_rss_source", "memory", "peak_rss_source", false,
+     [](V x) { return when(memory_of(x).peak > 0, text(memory_of(x).from_proc ? "VmHWM" : "ru_maxrss")); }},
+    {"peak_rss_bytes_sum", "memory", "peak_rss_bytes_sum", false,
+     [](V x) { return when(mpi(x) && !x.r.result.ranks.empty(), bytes(memory_of(x).peak_sum)); }},
     // clang-format on
 };
 
@@ -420,6 +434,9 @@ const RowColumn kRank[] = {
     {"closing_seconds", false, [](V x, I i) { return real(rk(x, i).closing_seconds); }},
     {"first_nodes_seconds", false,
      [](V x, I i) { return when(rk(x, i).first_nodes_tick != 0, real(rk(x, i).first_nodes_seconds)); }},
+    {"peak_rss_bytes", false, [](V x, I i) { return bytes(rk(x, i).memory.peak_rss_bytes); }},
+    {"start_peak_rss_bytes", false, [](V x, I i) { return bytes(rk(x, i).memory.start_peak_rss_bytes); }},
+    {"start_rss_bytes", false, [](V x, I i) { return bytes(rk(x, i).memory.start_rss_bytes); }},
     // clang-format on
 };
 
@@ -446,6 +463,25 @@ std::string render_cell(const Cell& c, const char* absent, Quote quote) {
 }
 
 }  // namespace
+
+// The memory fields (columns.hpp).
+MemoryFigures memory_figures(const RecordView& x) {
+  MemoryFigures m;
+  const auto& ranks = x.r.result.ranks;
+  if (!x.r.engine.ranks.under_mpi || ranks.empty()) {
+    const ProcessMemory& p = x.r.result.memory;
+    return {p.peak_rss_bytes, p.start_peak_rss_bytes, p.start_rss_bytes, p.peak_rss_bytes, p.from_proc};
+  }
+  m.from_proc = true;
+  for (const RankStats& r : ranks) {
+    m.peak = std::max(m.peak, r.memory.peak_rss_bytes);
+    m.start_peak = std::max(m.start_peak, r.memory.start_peak_rss_bytes);
+    m.start_rss = std::max(m.start_rss, r.memory.start_rss_bytes);
+    m.peak_sum += r.memory.peak_rss_bytes;
+    m.from_proc = m.from_proc && r.memory.from_proc;
+  }
+  return m;
+}
 
 std::span<const Column> run_columns() { return kRun; }
 std::span<const RowColumn> thread_columns() { return kThread; }

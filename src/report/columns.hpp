@@ -28,7 +28,7 @@ struct Column {
 
 // One record of a run, in CSV column order. JSON groups: parameters, engine,
 // engine.not_applicable, results, expected, timing, aggregates, machine,
-// build, placement.
+// build, placement, memory.
 std::span<const Column> run_columns();
 
 // Fields of the per-thread, per-domain and per-rank JSON arrays: each reads
@@ -41,6 +41,15 @@ struct RowColumn {
 std::span<const RowColumn> thread_columns();
 std::span<const RowColumn> domain_columns();  // with the DomainAggregates of the record
 std::span<const RowColumn> rank_columns();
+
+// The memory fields (docs/output.md, section 4d): the process's own, or
+// under MPI each the largest over the ranks (the most one process held) and
+// the sum of the ranks' peaks. A figure of 0 was not read.
+struct MemoryFigures {
+  std::uint64_t peak = 0, start_peak = 0, start_rss = 0, peak_sum = 0;
+  bool from_proc = false;  // peaks from VmHWM (else getrusage's ru_maxrss)
+};
+MemoryFigures memory_figures(const RecordView& x);
 
 std::string csv_cell(const Cell& c);
 std::string json_cell(const Cell& c);

@@ -104,6 +104,33 @@ std::string machine_extra(const RecordView& x) {
   return "\"hosts\":" + hosts_json(x.places_view()) + ",\"topology\":" + topology_json(x.r.result.topology);
 }
 
+// memory.hosts under MPI: per host, its ranks and the sum of their peaks
+// (an upper bound on what the host held at once: the peaks need not have
+// coincided), hosts in the order of their first rank.
+std::string memory_hosts(const RecordView& x) {
+  const RunResult& res = x.r.result;
+  if (!x.r.engine.ranks.under_mpi || res.ranks.empty() || res.rank_places.size() != res.ranks.size()) return "";
+  std::vector<std::string> hosts;
+  std::vector<std::uint64_t> ranks, sums;
+  for (std::size_t i = 0; i < res.ranks.size(); ++i) {
+    const std::string host = res.rank_places[i].host;
+    std::size_t k = 0;
+    while (k < hosts.size() && hosts[k] != host) ++k;
+    if (k == hosts.size()) {
+      hosts.push_back(host);
+      ranks.push_back(0);
+      sums.push_back(0);
+    }
+    ++ranks[k];
+    sums[k] += res.ranks[i].memory.peak_rss_bytes;
+  }
+  std::string out = "\"hosts\":[";
+  for (std::size_t k = 0; k < hosts.size(); ++k)
+    out += (k ? ",{" : "{") + std::string("\"host\":") + fmt::json_string(hosts[k]) +
+           ",\"ranks\":" + std::to_string(ranks[k]) + ",\"peak_rss_bytes_sum\":" + std::to_string(sums[k]) + "}";
+  return out + "]";
+}
+
 void rows(std::ostringstream& s, const RecordView& x, std::span<const RowColumn> columns, std::size_t n) {
   s << "[";
   for (std::size_t i = 0; i < n; ++i) {
@@ -172,6 +199,7 @@ std::string render_json(const RunReport& r) {
   object(s, x, "placement", first, "", "\"threads\":" + placement_threads_json(x.places_view()));
   s << ",\"batch\":" << batch_json(r.machine.environment)
     << ",\"runtime_env\":" << runtime_env_json(r.machine.environment);
+  object(s, x, "memory", first, "", memory_hosts(x));
   s << ",\"counters\":" << counters_json(x);
   s << "}\n";
   return s.str();

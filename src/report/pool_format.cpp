@@ -52,6 +52,16 @@ Totals totals(const PoolResult& r) {
 
 }  // namespace
 
+namespace {
+// A memory figure (docs/output.md, section 4d): 0 was not read, so `absent`.
+std::string bytes_or(std::uint64_t v, const char* absent) { return v > 0 ? std::to_string(v) : std::string(absent); }
+std::string fixed_mib(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", double(v) / 1048576.0);
+  return buf;
+}
+}  // namespace
+
 std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int verbose, const MachineInfo& m,
                              const std::vector<std::string>& command_line) {
   std::ostringstream o;
@@ -85,6 +95,9 @@ std::string render_pool_text(const PoolSettings& s, const PoolResult& r, int ver
   o << "Items: initial " << tot.initial << " + added " << tot.added << " - removed " << tot.removed << " = remaining "
     << tot.remaining << (tot.initial + tot.added - tot.removed == tot.remaining ? " (holds)" : " (DOES NOT HOLD)")
     << "; aborted removes " << tot.aborted << "; lost " << tot.lost << ", duplicated " << tot.duplicated << "\n";
+  if (r.memory.peak_rss_bytes > 0)
+    o << "Peak memory = " << fixed_mib(r.memory.peak_rss_bytes) << " MiB resident, " << fixed_mib(r.memory.start_peak_rss_bytes)
+      << " MiB before the trials\n";
   if (verbose > 0) {
     o << "trial thread role      adds  removes  aborted    stole   steals  items  examined  add(us) remove(us)\n";
     for (std::size_t i = 0; i < r.trials.size(); ++i) {
@@ -196,6 +209,11 @@ std::string render_pool_json(const PoolSettings& s, const PoolResult& r, const M
     << ",\"pus_available\":" << ps.pus_available << ",\"pus_used\":" << ps.pus_used
     << ",\"threads\":" << placement_threads_json(view_of(s, r));
   o << "},\"batch\":" << batch_json(m.environment) << ",\"runtime_env\":" << runtime_env_json(m.environment);
+  const ProcessMemory& mem = r.memory;
+  o << ",\"memory\":{\"peak_rss_bytes\":" << bytes_or(mem.peak_rss_bytes, "null")
+    << ",\"start_peak_rss_bytes\":" << bytes_or(mem.start_peak_rss_bytes, "null")
+    << ",\"start_rss_bytes\":" << bytes_or(mem.start_rss_bytes, "null") << ",\"peak_rss_source\":"
+    << (mem.peak_rss_bytes == 0 ? "null" : mem.from_proc ? "\"VmHWM\"" : "\"ru_maxrss\"") << "}";
   o << "}\n";
   return o.str();
 }
@@ -207,7 +225,9 @@ std::string pool_csv_header() {
          "openmp_runtime,hostname,complete,commit,commit_dirty,compiler,compiler_flags,command_line,bind,"
          "oversubscribed,pus_used,placement,smt,pus_available,hosts,topology,build_type,openmp_library,"
          // The batch job and the OpenMP environment (batch.hpp), appended.
-         "batch_system,batch_job_id,batch_nodes,batch_tasks,batch_cpus_per_task,batch_cpu_bind,runtime_env\n";
+         "batch_system,batch_job_id,batch_nodes,batch_tasks,batch_cpus_per_task,batch_cpu_bind,runtime_env,"
+         // Resident memory (docs/output.md, section 4d), appended: the process's, the same on every trial's row.
+         "peak_rss_bytes,start_peak_rss_bytes,start_rss_bytes,peak_rss_source\n";
 }
 
 std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, const MachineInfo& m,
@@ -215,6 +235,10 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
   std::ostringstream o;
   const PlacementSummary ps = summarize_placement(r.places, r.rank_places, s.threads);
   const std::string batch_csv = batch_cells(m.environment);
+  const ProcessMemory& mem = r.memory;
+  const std::string memory_csv = bytes_or(mem.peak_rss_bytes, "") + "," + bytes_or(mem.start_peak_rss_bytes, "") + "," +
+                                 bytes_or(mem.start_rss_bytes, "") + "," +
+                                 (mem.peak_rss_bytes == 0 ? "" : mem.from_proc ? "VmHWM" : "ru_maxrss");
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const PoolTrial& t = r.trials[i];
     o << m.uts_version << "," << m.timestamp_utc << ",pool," << s.threads << "," << s.ops << "," << s.fill << ","
@@ -231,7 +255,7 @@ std::string render_pool_csv_rows(const PoolSettings& s, const PoolResult& r, con
       << "," << to_string(s.bind.policy) << "," << (ps.oversubscribed ? "true" : "false") << "," << ps.pus_used << ","
       << placement_list(view_of(s, r)) << "," << (s.bind.smt ? "true" : "false") << "," << ps.pus_available << ","
       << csv_text(hosts_list(view_of(s, r))) << "," << csv_text(r.topology.text()) << "," << m.build_type << ","
-      << csv_text(m.openmp_library) << "," << batch_csv << "\n";
+      << csv_text(m.openmp_library) << "," << batch_csv << "," << memory_csv << "\n";
   }
   return o.str();
 }

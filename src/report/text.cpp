@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/interrupt.hpp"
+#include "report/columns.hpp"
 #include "report/format.hpp"
 #include "report/provenance.hpp"
 #include "report/text_util.hpp"
@@ -113,6 +114,23 @@ std::string render_text(const RunReport& r, int verbose) {
   s << "Wallclock time = " << fixed(res.seconds, 3) << " sec, performance = " << fixed(rate, 0)
     << " nodes/sec (" << fixed(rate / x.pes, 0) << " nodes/sec per PE)\n";
   s << "Checksum = " << hex64(c.checksum) << "\n";
+  // Resident memory (docs/output.md, section 4d), in the reference lines'
+  // "Name = value" style; the peak before the run tells the traversal's
+  // memory from what start-up took.
+  if (const MemoryFigures m = memory_figures(x); m.peak > 0) {
+    s << "Peak memory = " << fixed(double(m.peak) / 1048576.0, 1) << " MiB resident";
+    if (r.engine.ranks.under_mpi && res.ranks.size() > 1)
+      s << " (the most of " << res.ranks.size() << " ranks; " << fixed(double(m.peak_sum) / 1048576.0, 1)
+        << " MiB summed over them)";
+    if (m.start_peak > 0) s << ", " << fixed(double(m.start_peak) / 1048576.0, 1) << " MiB before the run";
+    s << "\n";
+    if (verbose > 0 && r.engine.ranks.under_mpi && res.ranks.size() > 1) {
+      s << "Peak memory per rank (MiB):";
+      for (std::size_t i = 0; i < res.ranks.size(); ++i)
+        s << " " << i << ":" << fixed(double(res.ranks[i].memory.peak_rss_bytes) / 1048576.0, 1);
+      s << "\n";
+    }
+  }
   if (x.placement.oversubscribed)
     s << "Oversubscribed: " << res.places.size() << (res.places.size() == 1 ? " thread" : " threads") << " on "
       << x.placement.pus_available << (x.placement.pus_available == 1 ? " PU" : " PUs")

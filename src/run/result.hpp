@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/process_memory.hpp"
 #include "run/locality.hpp"
 #include "run/placement.hpp"
 #include "run/stats.hpp"
@@ -51,6 +52,9 @@ struct RunResult {
   // "libomp", "oneTBB 2021.8"; "uts" for the engine's own loop and the
   // sequential baseline).
   std::string runtime = "uts";
+  // This process's resident memory (base/process_memory.hpp): before the run
+  // and its peak at the end. Under MPI rank 0's own; every rank's is in `ranks`.
+  ProcessMemory memory;
 };
 
 // Comparison with the expected values present; true when all present match

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "base/process_memory.hpp"
+
 namespace uts {
 
 // The protocol-specific counters below; which of them a protocol keeps is
@@ -79,6 +81,7 @@ struct RankStats {
   double closing_seconds = 0;
   double ticks_per_second = 0;
   int threads = 0;
+  ProcessMemory memory;  // the rank's own resident memory (base/process_memory.hpp)
 };
 
 }  // namespace uts

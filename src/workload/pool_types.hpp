@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/cache_line.hpp"
+#include "base/process_memory.hpp"
 #include "run/placement.hpp"
 #include "run/policy.hpp"
 
@@ -70,6 +71,7 @@ struct PoolResult {
   std::vector<ThreadPlace> places;  // where each thread ran (read at the end of the last trial)
   std::vector<RankPlace> rank_places;
   TopologySummary topology;
+  ProcessMemory memory;  // resident memory before the trials and its peak after them (set by the app)
   bool complete() const { return stop_signal == 0; }
   bool conserved() const {
     for (const PoolTrial& t : trials)

@@ -54,10 +54,12 @@ usage: test_mpi.py UTS_BINARY REFERENCE_CSV [--part matrix|matrix-full|stress|op
 """
 import argparse
 import csv
+import io
 import itertools
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -498,7 +500,39 @@ def wait_ranks(p, binary, ranks, deadline=10.0):
     return []
 
 
+MEMORY = ("peak_rss_bytes", "start_peak_rss_bytes", "start_rss_bytes")
+
+
+def check_memory(binary, trees, tally):
+    """Every rank's peak resident memory gathered to rank 0 (docs/output.md,
+    section 4d): per rank, their largest and their sum, per host; in JSON,
+    CSV and text."""
+    rec = mpi_json(3, binary, trees["T1"] + ["--threads", "2"])
+    mem, ranks = rec.get("memory") or {}, rec.get("ranks") or []
+    per_rank = [r.get("peak_rss_bytes") for r in ranks]
+    positive = lambda v: isinstance(v, int) and v > 0
+    tally.check(len(ranks) == 3 and all(positive(r.get(k)) for r in ranks for k in MEMORY)
+                and all(positive(mem.get(k)) for k in MEMORY + ("peak_rss_bytes_sum",))
+                and mem["peak_rss_bytes"] == max(per_rank) and mem["peak_rss_bytes_sum"] == sum(per_rank)
+                and mem["start_peak_rss_bytes"] == max(r["start_peak_rss_bytes"] for r in ranks)
+                and sum(h["ranks"] for h in mem.get("hosts", [])) == 3
+                and sum(h["peak_rss_bytes_sum"] for h in mem.get("hosts", [])) == sum(per_rank),
+                "memory under MPI: every rank's peak, their max and sum, per host (JSON)", str(mem) + str(per_rank))
+    p = mpirun(3, binary, trees["T1"] + ["--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+    tally.check(len(rows) == 1 and all(rows[0].get(k, "").isdigit() and int(rows[0][k]) > 0
+                                       for k in MEMORY + ("peak_rss_bytes_sum",)),
+                "memory under MPI: CSV columns present, non-zero", p.stdout[-500:] + p.stderr[-300:])
+    p = mpirun(3, binary, trees["T1"] + ["-v"])
+    tally.check(p.returncode == 0 and re.search(r"^Peak memory = [0-9.]+ MiB resident \(the most of 3 ranks; "
+                                                r"[0-9.]+ MiB summed over them\), [0-9.]+ MiB before the run$",
+                                                p.stdout, re.M) is not None
+                and re.search(r"^Peak memory per rank \(MiB\): 0:[0-9.]+ 1:[0-9.]+ 2:[0-9.]+$", p.stdout, re.M),
+                "memory under MPI: the text line, and -v's per rank", p.stdout[-1500:])
+
+
 def part_options(binary, trees, expected, tally):
+    check_memory(binary, trees, tally)
     # Bad input: one line from rank 0 (mpirun adds its own banner), exit 2;
     # for the rank options, the line names the option.
     for args, what, names in (

@@ -18,9 +18,68 @@ from uts_check import Tally, run_uts
 T1 = ["-t", "1", "-a", "3", "-d", "10", "-b", "4", "-r", "19"]
 
 
+MEMORY = ("peak_rss_bytes", "start_peak_rss_bytes", "start_rss_bytes")
+# A tree whose depth-first stack holds some 300,000 nodes once --max-nodes
+# stops it (geometric, 5 children on average, depth unbounded in practice):
+# tens of MiB more than T1's, whose stack never holds more than a few dozen.
+WIDE_DEEP = ["-t", "1", "-a", "3", "-b", "5", "-d", "1000000", "-r", "1", "--max-nodes", "400000"]
+
+
+def memory_fields_ok(mem):
+    """JSON memory (docs/output.md, section 4d): every figure present, a
+    positive number, the peak at least the start's."""
+    return (isinstance(mem, dict) and all(isinstance(mem.get(k), int) and mem[k] > 0 for k in MEMORY)
+            and mem["peak_rss_bytes"] >= mem["start_peak_rss_bytes"] >= mem["start_rss_bytes"] // 2
+            and mem.get("peak_rss_source") in ("VmHWM", "ru_maxrss"))
+
+
+def check_memory(binary, tally):
+    """The peak resident memory in every record: each engine (sequential,
+    parallel, the pool), each format (text, JSON, CSV, --output)."""
+    pool = ["--workload", "pool", "--threads", "2", "--ops", "2000", "--fill", "100", "--trials", "1"]
+    for name, args in (("sequential", T1 + ["--sequential"]), ("parallel", T1 + ["--threads", "2"]),
+                       ("pool", pool)):
+        p = run_uts(binary, args + ["--format", "json"])
+        rec = json.loads(p.stdout) if p.returncode == 0 else {}
+        tally.check(memory_fields_ok(rec.get("memory")), "memory: JSON memory present, non-zero (%s)" % name,
+                    str(rec.get("memory")) + p.stderr)
+        p = run_uts(binary, args + ["--format", "csv"])
+        rows = list(csv.DictReader(io.StringIO(p.stdout))) if p.returncode == 0 else []
+        tally.check(len(rows) >= 1 and all(r.get(k, "").isdigit() and int(r[k]) > 0 for r in rows for k in MEMORY)
+                    and all(r.get("peak_rss_source") in ("VmHWM", "ru_maxrss") for r in rows),
+                    "memory: CSV columns present, non-zero (%s)" % name, p.stdout[-600:] + p.stderr)
+        p = run_uts(binary, args)
+        m = re.search(r"^Peak memory = ([0-9.]+) MiB resident.*, ([0-9.]+) MiB before the (run|trials)$",
+                      p.stdout, re.M)
+        tally.check(p.returncode == 0 and m is not None and float(m.group(1)) > 0 and float(m.group(2)) > 0,
+                    "memory: text Peak memory line (%s)" % name, p.stdout[-600:])
+        with tempfile.TemporaryDirectory() as d:
+            for fmt, path in (("json", os.path.join(d, "r.jsonl")), ("csv", os.path.join(d, "r.csv"))):
+                p = run_uts(binary, args + ["--format", fmt, "--output", path])
+                text = open(path).read() if p.returncode == 0 and os.path.exists(path) else ""
+                if fmt == "json":
+                    ok = bool(text) and memory_fields_ok(json.loads(text.splitlines()[0]).get("memory"))
+                else:
+                    rows = list(csv.DictReader(io.StringIO(text)))
+                    ok = len(rows) >= 1 and all(r.get("peak_rss_bytes", "").isdigit() and int(r["peak_rss_bytes"]) > 0
+                                                for r in rows)
+                tally.check(ok, "memory: --output %s record has the peak (%s)" % (fmt, name), text[-400:] + p.stderr)
+    # A tree that holds more nodes uses more memory: compared as sizes, not times.
+    small = run_uts(binary, T1 + ["--sequential", "--format", "json"])
+    wide = run_uts(binary, WIDE_DEEP + ["--sequential", "--format", "json"])
+    sm = json.loads(small.stdout).get("memory", {}) if small.returncode == 0 else {}
+    wm = json.loads(wide.stdout).get("memory", {}) if wide.returncode == 0 else {}
+    tally.check(memory_fields_ok(sm) and memory_fields_ok(wm)
+                and wm["peak_rss_bytes"] > sm["peak_rss_bytes"] + (16 << 20)
+                and wm["peak_rss_bytes"] - wm["start_rss_bytes"] > (16 << 20),
+                "memory: a 300,000-node stack raises the peak by more than 16 MiB over T1's (--sequential)",
+                "T1 %s, wide %s" % (sm, wm))
+
+
 def main():
     binary = sys.argv[1]
     tally = Tally()
+    check_memory(binary, tally)
 
     p = run_uts(binary, T1 + ["--threads", "2", "-v"])
     tally.check(p.returncode == 0 and re.search(

@@ -12,7 +12,9 @@ the same command in each format. What must be equal:
   - CSV: the header exactly, and the row field by field under the same masks.
 The batch job and the OMP_*, GOMP_*, KMP_* variables (JSON batch and
 runtime_env, their CSV columns, -v's Batch: and Environment: lines) are left
-out: they say where a run ran, and an older binary has none.
+out: they say where a run ran, and an older binary has none. So is the
+resident memory (JSON memory, the ranks' memory fields, the CSV columns,
+the Peak memory lines): a measurement, and an older binary has none.
 At one thread and one rank every statistic is deterministic and compared
 exactly. Exit status 1 when any record differs.
 
@@ -75,6 +77,13 @@ ENVIRONMENT = {"batch", "runtime_env"}
 ENVIRONMENT_CSV = {"batch_system", "batch_job_id", "batch_nodes", "batch_tasks", "batch_cpus_per_task",
                    "batch_cpu_bind", "runtime_env"}
 ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: )")
+# Resident memory (docs/output.md, section 4d): a measurement that varies
+# from run to run and between builds, and that an older binary does not
+# print: left out like the environment (JSON memory and each rank's memory
+# fields, the CSV columns, the text's Peak memory lines).
+MEMORY_FIELDS = {"peak_rss_bytes", "start_peak_rss_bytes", "start_rss_bytes", "peak_rss_source", "peak_rss_bytes_sum"}
+ENVIRONMENT_CSV |= MEMORY_FIELDS
+ENVIRONMENT_TEXT = re.compile(r"^(Batch: |Environment: |Peak memory = |Peak memory per rank )")
 # Values that are the same in every run of the same command.
 FIXED_KEYS = {"thread", "rank", "rank_thread", "domain", "threads", "count", "source"}
 NUMBER = re.compile(r"-?\d+(\.\d+)?(e[-+]?\d+)?")
@@ -90,8 +99,9 @@ def run(binary, args, mpi):
 
 def mask_json(value, path, varies):
     if isinstance(value, dict) and not path:
-        value = {k: v for k, v in value.items() if k not in ENVIRONMENT}
+        value = {k: v for k, v in value.items() if k not in ENVIRONMENT and k != "memory"}
     if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in MEMORY_FIELDS}
         return {k: mask_json(v, path + [k], varies) for k, v in value.items()}
     if isinstance(value, list):
         return [mask_json(v, path, varies) for v in value]

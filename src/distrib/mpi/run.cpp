@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/process_memory.hpp"
 #include "base/tick.hpp"
 #include "distrib/agent.hpp"
 #include "distrib/mpi/mpi_transport.hpp"
@@ -130,11 +131,14 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRul
       ++same_set_before;
   }
   placement.apply(engine.bind, threads, same_set_before * threads);
+  const ProcessMemory memory_before = memory_at_start();  // before the barrier: reading /proc is no part of the run
   MPI_Barrier(MPI_COMM_WORLD);  // start together: the time is the slowest rank's
   // Every rank's trace counts from here, the barrier's end (ranks leave it
   // within microseconds), so the ranks' timelines line up.
   const std::uint64_t after_barrier = tick::now();
   RunResult mine = run_parallel(tree, engine, stop, progress, agent.get(), &placement);
+  mine.memory = memory_before;
+  memory_at_end(mine.memory);  // before the gathers: their buffers are the report's, not the run's
   if (!mine.clocks.empty()) mine.clocks[0].start_tick = after_barrier;
   mine.truncations = tree.truncations();
   RankStats rs = agent ? agent->stats() : RankStats{};
@@ -150,6 +154,7 @@ RunResult run_ranks(const Tree& tree, const EngineSettings& asked, const StopRul
   rs.finish_known_seconds = since_start(mine.finish_tick);
   rs.first_nodes_seconds = since_start(rs.first_nodes_tick);
   rs.closing_seconds = mine.closing_seconds;
+  rs.memory = mine.memory;
   agent.reset();
 
   // Exact 64-bit reductions (unsigned sums wrap mod 2^64, as the checksum must).

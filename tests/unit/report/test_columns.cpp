@@ -3,6 +3,7 @@
 // column is named once; a field that does not apply is empty or null.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 
@@ -82,4 +83,58 @@ TEST_CASE("fields that do not apply: empty in CSV, null or absent in JSON, never
   const std::string row = render_csv_row(report);
   CHECK(row.find("\"host, with a comma\"") != std::string::npos);  // quoted in CSV
   CHECK(row.find(",chaselev,,") != std::string::npos);            // protocol, then no poll interval
+}
+
+TEST_CASE("memory: a figure not read is null (empty in CSV), never 0; under MPI the ranks' largest, sum and hosts") {
+  TreeParams tree;
+  EngineSettings engine;
+  engine.threads = 1;
+  engine.protocol = "chaselev";
+  RunResult result;
+  result.threads.resize(1);
+  const ExpectedResults expected;
+  const MachineInfo m = machine();
+  {
+    const RunReport report{tree, engine, "", result, expected, std::nullopt, m};
+    const std::string json = render_json(report);
+    CHECK(json.find("\"memory\":{\"peak_rss_bytes\":null,\"start_peak_rss_bytes\":null,\"start_rss_bytes\":null,"
+                    "\"peak_rss_source\":null,\"peak_rss_bytes_sum\":null}") != std::string::npos);
+    const std::string row = render_csv_row(report);
+    CHECK(row.size() >= 6);
+    CHECK(row.compare(row.size() - 6, 6, ",,,,,\n") == 0);  // the five memory columns, last and empty
+  }
+  result.memory = ProcessMemory{3 << 20, 2 << 20, 1 << 20, true};
+  {
+    const RunReport report{tree, engine, "", result, expected, std::nullopt, m};
+    CHECK(render_json(report).find("\"memory\":{\"peak_rss_bytes\":3145728,\"start_peak_rss_bytes\":2097152,"
+                                   "\"start_rss_bytes\":1048576,\"peak_rss_source\":\"VmHWM\","
+                                   "\"peak_rss_bytes_sum\":null}") != std::string::npos);
+    const std::string row = render_csv_row(report);
+    CHECK(row.find(",3145728,2097152,1048576,VmHWM,\n") != std::string::npos);
+  }
+  // Three ranks on two hosts: the record holds the largest of each figure,
+  // the sum of the peaks, and the peaks summed per host.
+  engine.ranks.under_mpi = true;
+  engine.ranks.count = 3;
+  result.threads.resize(3);
+  result.ranks.resize(3);
+  result.rank_places.resize(3);
+  const std::uint64_t peaks[3] = {5 << 20, 9 << 20, 7 << 20};
+  const char* hosts[3] = {"a", "b", "a"};
+  for (int i = 0; i < 3; ++i) {
+    result.ranks[i].memory = ProcessMemory{peaks[i], 4 << 20, std::uint64_t(i + 1) << 20, true};
+    std::snprintf(result.rank_places[i].host, sizeof result.rank_places[i].host, "%s", hosts[i]);
+  }
+  const RunReport report{tree, engine, "", result, expected, std::nullopt, m};
+  const std::string json = render_json(report);
+  CHECK(json.find("\"memory\":{\"peak_rss_bytes\":9437184,\"start_peak_rss_bytes\":4194304,\"start_rss_bytes\":3145728,"
+                  "\"peak_rss_source\":\"VmHWM\",\"peak_rss_bytes_sum\":22020096,\"hosts\":["
+                  "{\"host\":\"a\",\"ranks\":2,\"peak_rss_bytes_sum\":12582912},"
+                  "{\"host\":\"b\",\"ranks\":1,\"peak_rss_bytes_sum\":9437184}]}") != std::string::npos);
+  CHECK(json.find("\"peak_rss_bytes\":7340032,\"start_peak_rss_bytes\":4194304,\"start_rss_bytes\":3145728}") !=
+        std::string::npos);  // rank 2's row
+  const MemoryFigures f = memory_figures(RecordView(report));
+  CHECK(f.peak == (9u << 20));
+  CHECK(f.peak_sum == (21u << 20));
+  CHECK(f.from_proc);
 }
