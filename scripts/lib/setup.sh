@@ -9,7 +9,7 @@ if [[ $uts_here == */* ]]; then uts_here=${uts_here%/*}; else uts_here=.; fi
 UTS_ROOT=$(cd "$uts_here/../.." && pwd)  # no dirname: works with a bare PATH
 
 # Packages every build needs, and the extra ones some steps need.
-UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev libopenmpi-dev openmpi-bin libopen-trace-format2-dev python3"
+UTS_BUILD_PACKAGES="g++ meson ninja-build pkg-config libcrypto++-dev libcxxopts-dev doctest-dev libomp-dev libhwloc-dev libopenmpi-dev openmpi-bin libopen-trace-format2-dev libtbb-dev python3"
 UTS_TEST_PACKAGES="clang-14 libsimgrid-dev spin numactl python3-matplotlib python3-scipy python3-jsonschema python3-pytest groff-base otf2-tools slurm-wlm munge python3-venv python3-pip python3-requests python3-lxml python3-yaml python3-argcomplete python3-filelock python3-semver python3-tabulate"
 
 uts_log() { printf '== %s\n' "$*" >&2; }
@@ -71,14 +71,14 @@ uts_prepare() {
 declare -gA UTS_DNF=([compiler]=gcc-c++ [OpenMP]=libgomp [meson]=meson [ninja]=ninja-build
   [pkg-config]=pkgconf-pkg-config [python3]=python3 [Crypto++]=cryptopp-devel [cxxopts]=cxxopts-devel
   [hwloc]=hwloc-devel [doctest]=doctest-devel [MPI]=openmpi-devel [OTF2]=otf2-devel
-  [SimGrid]=simgrid-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
+  [SimGrid]=simgrid-devel [oneTBB]=tbb-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
 declare -gA UTS_ZYPPER=([compiler]=gcc-c++ [OpenMP]=libgomp1 [meson]=meson [ninja]=ninja
   [pkg-config]=pkgconf [python3]=python3 [Crypto++]=libcryptopp-devel [cxxopts]=cxxopts-devel
   [hwloc]=hwloc-devel [doctest]=doctest-devel [MPI]=openmpi4-devel [OTF2]=otf2-devel
-  [SimGrid]=simgrid-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
+  [SimGrid]=simgrid-devel [oneTBB]=tbb-devel [clang-14]=clang [spin]=spin [numactl]=numactl)
 declare -gA UTS_SPACK=([compiler]=gcc [OpenMP]=gcc [meson]=meson [ninja]=ninja [pkg-config]=pkgconf
   [python3]=python [Crypto++]=cryptopp [cxxopts]=cxxopts [hwloc]=hwloc [doctest]=doctest
-  [MPI]=openmpi [OTF2]=otf2 [SimGrid]=simgrid [clang-14]=llvm [spin]=spin [numactl]=numactl)
+  [MPI]=openmpi [OTF2]=otf2 [SimGrid]=simgrid [oneTBB]=intel-oneapi-tbb [clang-14]=llvm [spin]=spin [numactl]=numactl)
 
 # uts_probe_cxx CODE ARGS...: whether CODE compiles (and links, unless ARGS
 # hold -E) with the C++ compiler Meson will use, and the flags the
@@ -121,7 +121,7 @@ uts_pc_exists() {
 # tests need) and, when something is missing, print one short block: what,
 # and how to get it with dnf, zypper, Spack or environment modules. Stops
 # the script with one line (status 1) when something required is missing;
-# else sets UTS_MPI_OPTION and UTS_SIMGRID_OPTION (enabled where it is
+# else sets UTS_MPI_OPTION, UTS_SIMGRID_OPTION and UTS_TBB_OPTION (enabled where it is
 # there, or where uts_install put it; auto otherwise) and UTS_HAVE_CLANG.
 uts_check() {
   local what="$1" required=() optional=() v major
@@ -150,7 +150,7 @@ uts_check() {
     uts_probe_lib hwloc.h hwloc -- hwloc || required+=(hwloc)
     if [ "$what" = test ]; then uts_probe_lib doctest/doctest.h -- doctest || required+=(doctest); fi
   fi
-  UTS_MPI_OPTION=enabled UTS_SIMGRID_OPTION=enabled
+  UTS_MPI_OPTION=enabled UTS_SIMGRID_OPTION=enabled UTS_TBB_OPTION=enabled
   if ! uts_can_install; then
     # Optional features: built where found, else left out (auto) rather
     # than failing the build (scripts/test asks for both).
@@ -158,6 +158,11 @@ uts_check() {
       optional+=(MPI); UTS_MPI_OPTION=auto
     fi
     uts_pc_exists otf2 || optional+=(OTF2)
+    # oneTBB: --scheduler tbb (Debian's and Spack's give tbb.pc; else its
+    # header and library as Meson's CMake lookup would find them).
+    if ! uts_probe_lib oneapi/tbb/version.h tbb -- tbb; then
+      optional+=(oneTBB); UTS_TBB_OPTION=auto
+    fi
     if ! uts_pc_exists simgrid; then
       [ "$what" = test ] && optional+=(SimGrid)
       UTS_SIMGRID_OPTION=auto
