@@ -137,6 +137,12 @@ void tuned(Run& run, std::vector<NodeWords>* given) {
   TaskTally& me = run.tallies[static_cast<std::size_t>(tid)];
   TaskStack stack(std::move(*given));
   delete given;
+  // A task started after the stop leaves its nodes at once: tasks queued
+  // before it would each expand up to a poll's worth more otherwise.
+  if (run.stop.stopped()) {
+    me.cut = me.cut || stack.size() != 0;
+    return;
+  }
   auto& spare = run.spares[static_cast<std::size_t>(tid)];
   std::unique_ptr<Expander> ways;
   if (spare.empty()) {
@@ -173,6 +179,13 @@ void tuned(Run& run, std::vector<NodeWords>* given) {
         spawn_tuned(run, stack.take_bottom(stack.size() / 2));
         segment = tick::now();
         next_split = me.counts.nodes + run.grain;
+        // The new task may have run here, undeferred (a team of one, or
+        // libgomp's cut-off), and polled: its poll moved this thread's
+        // next poll on, so the stop it saw is looked at now.
+        if (run.stop.stopped()) {
+          me.cut = true;
+          return;
+        }
       }
     }
   };
