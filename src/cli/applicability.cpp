@@ -64,6 +64,8 @@ const Rule kRules[] = {
     {"remote-delay", "a --scheduler other than uts", "the runtime's own scheduler knows no domains", foreign_scheduler},
     {"init", "a --scheduler other than uts", "the root is the first task", foreign_scheduler},
     {"poll-interval", "a --scheduler other than uts", "no protocol polls for requests", foreign_scheduler},
+    {"trace", "a --scheduler other than uts", "its tasks' events are not traced yet (docs/schedulers.md)", foreign_scheduler},
+    {"trace-events", "a --scheduler other than uts", "its tasks' events are not traced yet (docs/schedulers.md)", foreign_scheduler},
     {"scheduler", "--workload pool", "the pool has no tree to schedule", pool},
     {"scheduler-form", "--workload pool", "the pool has no tree to schedule", pool},
     {"task-grain", "--workload pool", "the pool has no tree to schedule", pool},

@@ -149,7 +149,7 @@ def bad(binary, tally):
                       ["--domains", "2"], ["--steal-local", "one"], ["--remote-delay", "10"], ["--init", "balanced"],
                       ["-I", "4"], ["--scheduler-form", "literature", "--task-grain", "64"],
                       ["--scheduler-form", "bogus"], ["--task-grain", "0"], ["--task-grain", "x"],
-                      ["--rank-steal", "random"]):
+                      ["--rank-steal", "random"], ["--trace", "/nonexistent/never-written.json"]):
             refused(base + extra, "--scheduler %s %s" % (s, " ".join(extra)))
 
 

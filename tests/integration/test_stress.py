@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Randomized oversubscribed stress runs per protocol: random tree (T1, T3 or
+"""Randomized oversubscribed stress runs per protocol, and per other
+scheduler (`uts --list-schedulers`) and form: random tree (T1, T3 or
 a small tree), thread count (2 to 32 on this 2-core machine), valid steal
 amount, victim policy (hier included), initial spread, virtual domains and
 remote delay and, for `request`, poll interval; each run must be exact. The seed is printed, so a failure can be replayed with
@@ -10,6 +11,7 @@ usage: test_stress.py UTS_BINARY REFERENCE_CSV [--runs N] [--seed S]
 import argparse
 import csv
 import random
+import subprocess
 import sys
 import time
 
@@ -60,6 +62,29 @@ def main():
                 failures.append("%s %s -> %s (expected %s)" % (name, " ".join(cfg), got, expected[name]))
         tally.check(not failures, "%s: %d randomized oversubscribed runs exact" % (proto, args.runs),
                     "; ".join(failures[:3]))
+    # Every other scheduler this build registers (docs/schedulers.md), each
+    # form; the tuned form at a random grain, small ones included (many
+    # tasks, many hand-offs).
+    listed = subprocess.run([args.binary, "--list-schedulers"], capture_output=True, text=True, timeout=60)
+    for sched in [n for n in listed.stdout.split() if n != "uts"]:
+        for form in ("literature", "tuned"):
+            failures = []
+            for _ in range(args.runs):
+                name, tree_args = rng.choice(trees)
+                if name not in expected:
+                    expected[name] = results_of(run_json(args.binary, tree_args + ["--sequential"]))
+                cfg = ["--scheduler", sched, "--scheduler-form", form,
+                       "--threads", str(rng.choice([2, 3, 5, 8, 13, 16, 32]))]
+                if form == "tuned":
+                    cfg += ["--task-grain", str(rng.choice([1, 7, 64, 1000, 4096, 100000]))]
+                try:
+                    got = results_of(run_json(args.binary, tree_args + cfg, timeout=120))
+                except AssertionError as e:
+                    got = str(e)
+                if got != expected[name]:
+                    failures.append("%s %s -> %s (expected %s)" % (name, " ".join(cfg), got, expected[name]))
+            tally.check(not failures, "--scheduler %s, %s form: %d randomized oversubscribed runs exact"
+                        % (sched, form, args.runs), "; ".join(failures[:3]))
     return tally.finish()
 
 

@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -18,6 +19,7 @@
 #include "base/interrupt.hpp"
 #include "base/tick.hpp"
 #include "schedulers/support/task_tally.hpp"
+#include "topology/counters.hpp"
 #include "topology/placement.hpp"
 #include "tree/expand.hpp"
 
@@ -137,6 +139,12 @@ void tuned(Run& run, std::vector<NodeWords>* given) {
   TaskTally& me = run.tallies[static_cast<std::size_t>(tid)];
   TaskStack stack(std::move(*given));
   delete given;
+  // A task started after the stop leaves its nodes at once: tasks queued
+  // before it would each expand up to a poll's worth more otherwise.
+  if (run.stop.stopped()) {
+    me.cut = me.cut || stack.size() != 0;
+    return;
+  }
   auto& spare = run.spares[static_cast<std::size_t>(tid)];
   std::unique_ptr<Expander> ways;
   if (spare.empty()) {
@@ -173,6 +181,13 @@ void tuned(Run& run, std::vector<NodeWords>* given) {
         spawn_tuned(run, stack.take_bottom(stack.size() / 2));
         segment = tick::now();
         next_split = me.counts.nodes + run.grain;
+        // The new task may have run here, undeferred (a team of one, or
+        // libgomp's cut-off), and polled: its poll moved this thread's
+        // next poll on, so the stop it saw is looked at now.
+        if (run.stop.stopped()) {
+          me.cut = true;
+          return;
+        }
       }
     }
   };
@@ -220,6 +235,8 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
   out.threads.resize(nthreads);
   out.places.resize(nthreads);
   std::vector<std::uint64_t> region_ticks(nthreads, 0);
+  std::vector<std::vector<std::int64_t>> counter_values(nthreads);
+  std::atomic<int> counters_scaled{0};
   tick::Span span;
   Clock::time_point start;
   int granted = threads;
@@ -232,6 +249,8 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
     granted = omp_get_num_threads();
     placement.bind_again(id);
     interrupt::watch(stop.flag().watchable());
+    ThreadCounters counters;  // --counters: opened by this thread, read around the run
+    counters.open(settings.counters);
 #pragma omp barrier
     if (granted == threads) {
 #pragma omp single
@@ -239,6 +258,7 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
         start = Clock::now();
         span.begin();
       }
+      counters.start();
       // Every thread's time counts from the run's start (span's first
       // tick), not from a reading of its own here: libgomp lets a thread
       // still leaving the barrier above run the first tasks inside it.
@@ -261,6 +281,7 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
       // the team runs the tasks left).
 #pragma omp barrier
       region_ticks[static_cast<std::size_t>(id)] = tick::now() - span.first_tick();
+      counters.stop();
 #pragma omp single
       {
         out.seconds = seconds_since(start);
@@ -268,6 +289,11 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
       }
     }
     interrupt::watch(nullptr);
+    bool scaled = false;
+    std::vector<std::int64_t> v;
+    for (const auto& c : counters.values(scaled)) v.push_back(c ? static_cast<std::int64_t>(*c) : -1);
+    counter_values[static_cast<std::size_t>(id)] = std::move(v);
+    if (scaled) counters_scaled.store(1, std::memory_order_relaxed);  // relaxed: read after the region
     out.places[static_cast<std::size_t>(id)] = placement.sample();
   }
   if (granted != threads)
@@ -299,6 +325,9 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
   out.rank_places = {placement.rank_place()};
   out.topology = placement.summary();
   out.runtime = openmp_runtime();
+  for (const CounterRequest& c : settings.counters) out.counters.names.push_back(c.name);
+  if (!settings.counters.empty()) out.counters.per_thread = std::move(counter_values);
+  out.counters.scaled = counters_scaled.load(std::memory_order_relaxed);  // relaxed: read after the region
   return out;
 }
 
