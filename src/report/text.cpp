@@ -89,6 +89,28 @@ std::string text_count(bool applies, std::uint64_t v, int width) {
 }
 
 
+// The --counters table, one row per thread (docs/trace.md).
+void counters_table(std::ostream& s, const RunReport& r, const RunResult& res) {
+  const CounterResults& cr = res.counters;
+  if (r.counters_asked && !cr.names.empty() && !cr.per_thread.empty()) {
+    s << "thread";
+    for (const std::string& n : cr.names) s << " " << std::string(n.size() < 16 ? 16 - n.size() : 0, ' ') << n;
+    s << "\n";
+    for (std::size_t i = 0; i < cr.per_thread.size(); ++i) {
+      char line[32];
+      std::snprintf(line, sizeof line, "%6zu", i);
+      s << line;
+      for (std::size_t k = 0; k < cr.names.size(); ++k) {
+        const std::int64_t v = k < cr.per_thread[i].size() ? cr.per_thread[i][k] : -1;
+        std::snprintf(line, sizeof line, " %16s", v >= 0 ? std::to_string(v).c_str() : "-");
+        s << line;
+      }
+      s << "\n";
+    }
+    if (cr.scaled) s << "Counters: multiplexed by the kernel, values scaled by time enabled / time running\n";
+  }
+}
+
 }  // namespace
 
 std::string render_text(const RunReport& r, int verbose) {
@@ -145,7 +167,31 @@ std::string render_text(const RunReport& r, int verbose) {
     if (r.expected.leaves) s << " leaves " << *r.expected.leaves;
     s << ")\n";
   }
-  if (verbose > 0 && !res.threads.empty()) {
+  const bool foreign = r.engine.scheduler.foreign() && !r.engine.sequential;
+  if (verbose > 0 && !res.threads.empty() && foreign) {
+    // A runtime's own scheduler gives nodes and the work time per thread
+    // and nothing of steals, idling or the other phases (docs/schedulers.md):
+    // those are left out here, as they are null in JSON and CSV, rather than
+    // printed as zeros.
+    const Aggregates& a = x.agg;
+    s << "thread        nodes   share  time(s)     work\n";
+    for (std::size_t i = 0; i < res.threads.size(); ++i) {
+      const ThreadStats& t = res.threads[i];
+      char line[160];
+      std::snprintf(line, sizeof line, "%6zu %12" PRIu64 " %6.2f%% %8.3f %7.1f%%\n", i, t.nodes,
+                    c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0, t.time_total,
+                    t.time_total > 0 ? 100.0 * t.time_phase[0] / t.time_total : 0.0);
+      s << line;
+    }
+    s << "Work time (all threads) = " << fixed(a.time_phase[0], 3) << " s";
+    if (r.work_baseline && *r.work_baseline > 0)
+      s << ", work inflation = " << fixed(a.time_phase[0] / *r.work_baseline, 3) << " (over the sequential run's "
+        << fixed(*r.work_baseline, 3) << " s)";
+    s << "\nNot measured by " << res.runtime
+      << ": steals, idle time, the search, claim and termination phases (null in JSON and CSV)\n";
+    counters_table(s, r, res);
+  }
+  if (verbose > 0 && !res.threads.empty() && !foreign) {
     const Aggregates& a = x.agg;
     const bool shares = x.has(kShareCounters), reclaims = x.has(kReclaimCounters);
     const bool requests = x.has(kRequestCounters);
@@ -201,24 +247,7 @@ std::string render_text(const RunReport& r, int verbose) {
     else
       s << " (work inflation: give --work-baseline sequential or SECONDS)";
     s << "\n";
-    const CounterResults& cr = res.counters;
-    if (r.counters_asked && !cr.names.empty() && !cr.per_thread.empty()) {
-      s << "thread";
-      for (const std::string& n : cr.names) s << " " << std::string(n.size() < 16 ? 16 - n.size() : 0, ' ') << n;
-      s << "\n";
-      for (std::size_t i = 0; i < cr.per_thread.size(); ++i) {
-        char line[32];
-        std::snprintf(line, sizeof line, "%6zu", i);
-        s << line;
-        for (std::size_t k = 0; k < cr.names.size(); ++k) {
-          const std::int64_t v = k < cr.per_thread[i].size() ? cr.per_thread[i][k] : -1;
-          std::snprintf(line, sizeof line, " %16s", v >= 0 ? std::to_string(v).c_str() : "-");
-          s << line;
-        }
-        s << "\n";
-      }
-      if (cr.scaled) s << "Counters: multiplexed by the kernel, values scaled by time enabled / time running\n";
-    }
+    counters_table(s, r, res);
     if (res.domains) {
       const DomainMap& m = *res.domains;
       const DomainAggregates& da = x.domains;

@@ -20,6 +20,7 @@ usage: test_schedulers.py UTS_BINARY REFERENCE_CSV SUITE
 """
 import csv
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -131,6 +132,17 @@ def stops(binary, tally):
                     and rec["aggregates"]["steals"] is None and rec["verified"] is True,
                     "%s: the record names scheduler, form, grain, runtime (%s); protocol and steals null"
                     % (label, e["scheduler_runtime"]), json.dumps(e))
+        # -v: what the runtime measures, per thread, and one line naming what
+        # it does not; never the engine's steal and phase columns as zeros.
+        p = run_uts(binary, ["--preset", "T1", "--threads", "2", "-v"] + sched, timeout=120)
+        lines = p.stdout.splitlines()
+        rows = [l.split() for l in lines if re.match(r"^ +[01] +[0-9]+ ", l)]
+        tally.check(p.returncode == 0 and "thread        nodes   share  time(s)     work" in lines
+                    and len(rows) == 2 and all(int(r[1]) > 0 and float(r[3]) > 0 for r in rows)
+                    and any(l.startswith("Not measured by " + e["scheduler_runtime"] + ": steals") for l in lines)
+                    and not any(l.startswith("Steal success rate") or " search " in l for l in lines),
+                    "%s: -v gives nodes and times per thread and names what is not measured" % label,
+                    p.stdout[-1500:])
 
 
 def bad(binary, tally):
