@@ -11,6 +11,7 @@
 #include "cli/option_table.hpp"
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
+#include "schedulers/registry.hpp"
 
 namespace uts::cli {
 
@@ -41,6 +42,10 @@ bool foreign_scheduler(const RunConfig& c) {
 bool own_scheduler(const RunConfig& c) {
   return c.workload == Workload::uts && !c.engine.sequential && !c.engine.scheduler.foreign();
 }
+bool counters_unreadable(const RunConfig& c) {
+  const SchedulerEntry* s = find_scheduler(c.engine.scheduler.name);
+  return foreign_scheduler(c) && s && !s->reads_counters;
+}
 bool literature_form(const RunConfig& c) {
   return foreign_scheduler(c) && c.engine.scheduler.form == SchedulerForm::literature;
 }
@@ -65,6 +70,8 @@ const Rule kRules[] = {
     {"init", "a --scheduler other than uts", "the root is the first task", foreign_scheduler},
     {"poll-interval", "a --scheduler other than uts", "no protocol polls for requests", foreign_scheduler},
     {"trace", "a --scheduler other than uts", "its tasks' events are not traced yet (docs/schedulers.md)", foreign_scheduler},
+    {"counters", "this --scheduler", "its runtime starts its own worker threads, which uts cannot open counters on",
+     counters_unreadable},
     {"trace-events", "a --scheduler other than uts", "its tasks' events are not traced yet (docs/schedulers.md)", foreign_scheduler},
     {"scheduler", "--workload pool", "the pool has no tree to schedule", pool},
     {"scheduler-form", "--workload pool", "the pool has no tree to schedule", pool},

@@ -12,7 +12,6 @@
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
 #include "schedulers/registry.hpp"
-#include "schedulers/tbb/tbb_scheduler.hpp"
 #include "steal/registry.hpp"
 
 namespace uts::cli {
@@ -58,8 +57,8 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   if (r.count("T")) e.threads = threads_of(r, "T");
   const std::string scheduler_name = value_of<std::string>(r, "scheduler");
   const SchedulerEntry* scheduler = find_scheduler(scheduler_name);
-  // tbb is known even where this build lacks oneTBB: say that, not "unknown".
-  if (!scheduler && scheduler_name == "tbb") throw UsageError(tbb_scheduler::kUnavailable);
+  // A scheduler this build left out is named as such, not as unknown.
+  if (!scheduler && unbuilt_scheduler(scheduler_name)) throw UsageError(unbuilt_scheduler(scheduler_name));
   if (!scheduler) throw UsageError("--scheduler: '" + scheduler_name + "' is not one of this build's: " + scheduler_names());
   e.scheduler.name = std::string(scheduler->name);
   if (r.count("scheduler-form")) {
@@ -117,7 +116,9 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   // (OMP_PROC_BIND other than false, or OMP_PLACES alone, which turns binding
   // on); recorded as "omp". Read from the environment, not the runtime: the
   // runtime is not started before the environment is checked (threads.cpp).
-  e.bind.policy = runtime_binds() ? BindPolicy::omp : BindPolicy::none;
+  // A scheduler whose threads are not OpenMP's is not bound by those
+  // variables (recorded as none, not omp).
+  e.bind.policy = scheduler->openmp_threads && runtime_binds() ? BindPolicy::omp : BindPolicy::none;
   if (r.count("bind")) {
     const std::string bind = value_of<std::string>(r, "bind");
     if (auto v = parse_bind(bind)) e.bind.policy = *v;

@@ -17,6 +17,7 @@
 #include "cli/option_table.hpp"
 #include "cli/sections.hpp"
 #include "cli/usage_error.hpp"
+#include "schedulers/registry.hpp"
 
 namespace uts::cli {
 
@@ -181,7 +182,9 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
     cfg.threads_from = r.count("threads") || r.count("T") ? (first.count("threads") || first.count("T") ? "--threads"
                                                                                                          : "--threads (file)")
                                                         : threads.source;
-    if (!cfg.engine.sequential && cfg.engine.threads > threads.limit)
+    // OMP_THREAD_LIMIT caps OpenMP's threads only (not oneTBB's).
+    const SchedulerEntry* scheduler = find_scheduler(cfg.engine.scheduler.name);
+    if (!cfg.engine.sequential && (!scheduler || scheduler->openmp_threads) && cfg.engine.threads > threads.limit)
       throw UsageError(label(first.count("T") ? "T" : "threads") + " " + std::to_string(cfg.engine.threads) +
                        ": OpenMP allows only " + std::to_string(threads.limit) +
                        (threads.limit == 1 ? " thread" : " threads") + " here (OMP_THREAD_LIMIT)");

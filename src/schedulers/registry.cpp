@@ -5,10 +5,8 @@
 
 #include "schedulers/omp_task/omp_task.hpp"
 #include "schedulers/uts/uts_scheduler.hpp"
-#include "uts_build_config.hpp"  // UTS_HAVE_TBB
-#if UTS_HAVE_TBB
-#include "schedulers/tbb/tbb_scheduler.hpp"
-#endif
+#include "schedulers/tbb/tbb_scheduler.hpp"  // its entry, or the line saying it is not built
+#include "uts_build_config.hpp"                // UTS_HAVE_TBB
 
 namespace uts {
 
@@ -29,6 +27,14 @@ std::span<const SchedulerEntry* const> schedulers() { return kSchedulers; }
 const SchedulerEntry* find_scheduler(std::string_view name) {
   for (const SchedulerEntry* e : kSchedulers)
     if (e->name == name) return e;
+  return nullptr;
+}
+
+const char* unbuilt_scheduler(std::string_view name) {
+#if !UTS_HAVE_TBB
+  if (name == "tbb") return tbb_scheduler::kUnavailable;
+#endif
+  (void)name;
   return nullptr;
 }
 

@@ -20,4 +20,8 @@ const SchedulerEntry* find_scheduler(std::string_view name);
 // "uts, omp-task, tbb": the names, for messages and --help.
 std::string scheduler_names();
 
+// For a scheduler uts knows but this build left out (its library was not
+// found), the line (after "uts: ") that says so; nullptr otherwise.
+const char* unbuilt_scheduler(std::string_view name);
+
 }  // namespace uts

@@ -48,6 +48,12 @@ struct SchedulerEntry {
   // Whether the per-thread time split (work vs the rest) is measured; when
   // false the record's time breakdown is null.
   bool reports_time_split;
+  // Whether its threads are the OpenMP runtime's: then OMP_THREAD_LIMIT caps
+  // --threads and OMP_PROC_BIND/OMP_PLACES bind them ("omp" placement).
+  bool openmp_threads = true;
+  // Whether --counters can be read on its threads (uts opens them on each
+  // thread it runs on; a runtime's own worker pool it cannot reach).
+  bool reads_counters = true;
 };
 
 }  // namespace uts

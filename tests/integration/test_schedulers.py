@@ -20,6 +20,7 @@ usage: test_schedulers.py UTS_BINARY REFERENCE_CSV SUITE
 """
 import csv
 import json
+import os
 import re
 import signal
 import subprocess
@@ -163,6 +164,38 @@ def bad(binary, tally):
                       ["--scheduler-form", "bogus"], ["--task-grain", "0"], ["--task-grain", "x"],
                       ["--rank-steal", "random"], ["--trace", "/nonexistent/never-written.json"]):
             refused(base + extra, "--scheduler %s %s" % (s, " ".join(extra)))
+        # --counters: read on every thread, or refused in one line; never
+        # accepted and dropped (an empty counters object).
+        p = run_uts(binary, ["--preset", "T1", "--threads", "2", "--format", "json", "--counters", "task-clock"] + base,
+                    timeout=120)
+        if p.returncode == 0:
+            c = json.loads(p.stdout)["counters"]
+            tally.check(c["names"] == ["task-clock"] and len(c["per_thread"]) == 2 or bool(c["unavailable"]),
+                        "--scheduler %s --counters task-clock: read per thread (or said unavailable)" % s,
+                        json.dumps(c))
+        else:
+            lines = p.stderr.strip().splitlines()
+            tally.check(p.returncode == 2 and len(lines) == 1 and "--counters" in lines[0],
+                        "--scheduler %s --counters task-clock: refused in one line" % s, p.stderr)
+        # OMP_THREAD_LIMIT and OMP_PROC_BIND concern OpenMP's threads only:
+        # an OpenMP scheduler refuses more threads than the limit; another
+        # runtime runs them, unbound by OpenMP's variables.
+        runtime = run_json(binary, ["--preset", "T1", "--threads", "1", "--max-nodes", "1000"] + base)[
+            "engine"]["scheduler_runtime"]
+        openmp = runtime.startswith(("libgomp", "libomp"))
+        env = dict(os.environ, OMP_THREAD_LIMIT="1", OMP_PROC_BIND="true")
+        p = subprocess.run([binary, "--preset", "T1", "--threads", "2", "--format", "json"] + base, env=env,
+                           capture_output=True, text=True, timeout=120)
+        if openmp:
+            tally.check(p.returncode == 2 and "OMP_THREAD_LIMIT" in p.stderr and len(p.stderr.splitlines()) == 1,
+                        "--scheduler %s (%s) under OMP_THREAD_LIMIT=1: refused in one line" % (s, runtime), p.stderr)
+        else:
+            rec = json.loads(p.stdout) if p.returncode == 0 else {}
+            tally.check(p.returncode == 0 and len(rec["threads"]) == 2 and rec["placement"]["bind"] == "none"
+                        and p.stderr == "",
+                        "--scheduler %s (%s) under OMP_THREAD_LIMIT=1 OMP_PROC_BIND=true: 2 threads, recorded "
+                        "unbound (OpenMP's variables are not its)" % (s, runtime),
+                        "rc=%s err=%r" % (p.returncode, p.stderr))
 
 
 def main():

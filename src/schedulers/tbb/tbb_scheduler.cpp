@@ -5,7 +5,6 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -121,8 +120,14 @@ void literature(Shared& sh, const Node& parent) {
   const std::uint64_t t0 = tick::now();
   const bool whole = expand_range(sh.tree, parent, 0, parent.children, me.counts, kids, sh.keep_going(me));
   me.work_ticks += tick::now() - t0;
-  if (!whole || (me.counts.nodes >= me.next_poll && sh.poll(me))) {
+  if (!whole) {
     me.cut = true;
+    return;
+  }
+  // Stopped after a whole expansion: only inner children are left undone
+  // (a node without any ended its subtree: the run is not cut by it).
+  if (me.counts.nodes >= me.next_poll && sh.poll(me)) {
+    if (kids.size > 0) me.cut = true;
     return;
   }
   if (kids.size == 0) return;
@@ -278,14 +283,13 @@ RunResult run_tbb(const Tree& tree, const EngineSettings& settings, const StopRu
   const std::uint32_t grain = settings.scheduler.grain != 0 ? settings.scheduler.grain : tbb_scheduler::kDefaultGrain;
   Shared sh(tree, grain, stop_rule, progress, threads);
 
-  // The plan of --bind, by arena slot; omp leaves placement to OMP_PLACES,
-  // which places OpenMP's threads, not oneTBB's.
+  // The plan of --bind, by arena slot (OMP_PLACES and OMP_PROC_BIND place
+  // OpenMP's threads, not oneTBB's: the command line records bind none for
+  // tbb when only they are set).
   Placement placement = prepare_placement();
   if (placement.topology && placement.topology->loaded())
     placement.plan =
         plan_placement(*placement.topology, settings.bind.policy, settings.bind.smt, threads, placement.usable);
-  if (settings.bind.policy == BindPolicy::omp)
-    std::fprintf(stderr, "uts: warning: --bind omp: OMP_PLACES places OpenMP threads; oneTBB's workers run unbound\n");
 
   // As many threads as asked, even past the machine's PUs (oneTBB's default
   // ceiling), and their stacks.
@@ -369,6 +373,7 @@ std::string tbb_runtime() { return std::string("oneTBB ") + TBB_runtime_version(
 
 const SchedulerEntry kTbbScheduler{
     "tbb", "oneTBB's task scheduler: --scheduler-form literature|tuned, --task-grain", run_tbb, tbb_runtime,
-    /*has_forms=*/true, /*default_grain=*/tbb_scheduler::kDefaultGrain, /*reports_time_split=*/true};
+    /*has_forms=*/true, /*default_grain=*/tbb_scheduler::kDefaultGrain, /*reports_time_split=*/true,
+    /*openmp_threads=*/false, /*reads_counters=*/false};
 
 }  // namespace uts
