@@ -96,6 +96,14 @@ def _binaries(args):
     return checked
 
 
+def _binaries_or_exit(args):
+    """The second binaries, or exit 2 naming the option (not the study file)."""
+    try:
+        return _binaries(args)
+    except ValueError as e:
+        common.fail_usage(str(e))
+
+
 def definition(values, args):
     unknown = sorted(set(values) - KEYS)
     if unknown:
@@ -117,7 +125,7 @@ def definition(values, args):
          "forms": forms,
          "task_grain": (common.parse_int(values["task_grain"], "task_grain", 1)
                         if values.get("task_grain") not in (None, "", "default") else None),
-         "also_binaries": _binaries(args),
+         "also_binaries": _binaries_or_exit(args),
          "preset_dir": os.path.abspath(args.preset_dir) if args.preset_dir else None,
          "overrides": overrides}
     if not d["trees"] or not d["granularity"] or not forms:
@@ -189,6 +197,10 @@ def discover(d, binary, fallbacks):
             runs.append({"name": name, "forms": forms, "binary": label, "runtime": runtime})
     if not runs:
         common.fail_usage("no scheduler to run")
+    taken = {f for r in runs for f in r["forms"]}
+    for form in d["forms"]:
+        if form not in taken:
+            common.fail_usage("form %s: no scheduler takes it (uts --help: --scheduler-form)" % form)
     for b in d["also_binaries"]:
         if not any(r["binary"] == b["label"] for r in runs):
             common.note("binary %s (%s) adds no scheduler with a runtime of its own; not run" % (b["label"],

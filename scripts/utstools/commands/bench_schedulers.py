@@ -51,7 +51,6 @@ import random
 import sys
 
 from utstools import bench_common as bc
-from utstools import stats
 from utstools import study_common
 from utstools import study_schedulers as ss
 from utstools.common import doc_parser
