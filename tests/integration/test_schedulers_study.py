@@ -137,6 +137,18 @@ def check_study(tally, root, binary, presets, tmp, names):
     tally.check(proc.returncode == 0 and not drawn(), "plot-results redraws them (rc %d: %s)"
                 % (proc.returncode, proc.stderr[-300:]))
 
+    # --resume on the finished study: the same runs planned, none run again;
+    # another second binary is another study, refused.
+    base = [study, "schedulers", "--trees", "tiny", "--granularity", "1,2", "--threads", "1,2", "--reps", "1",
+            "--warmup", "0", "--uts", binary, "--uts-clang", "none", "--preset-dir", presets, "--out", out, "--resume"]
+    proc = subprocess.run(base + ["--also-binary", "again=" + binary], capture_output=True, text=True, timeout=300,
+                          env=SVG_ONLY)
+    tally.check(proc.returncode == 0 and "%d of %d runs already in runs.csv; 0 to run" % (len(runs), len(runs))
+                in proc.stderr and len(read(os.path.join(out, "runs.csv"))[1]) == len(runs),
+                "--resume on a finished study runs nothing again (rc %d: %s)" % (proc.returncode, proc.stderr[-300:]))
+    proc = subprocess.run(base, capture_output=True, text=True, timeout=300)
+    one_line_exit_2(tally, proc, "--resume without the study's second binary", "study")
+
     for what, extra in (("an unknown scheduler", ["--schedulers", "uts,nosuch"]),
                         ("--granularity 0", ["--granularity", "0"]),
                         ("--also-binary without LABEL=", ["--also-binary", binary]),
