@@ -90,7 +90,8 @@ def plot_efficiency(summary, out, machine):
         ax.set_xlabel("node cost: ns per node of uts --sequential (log scale; -g %s)"
                       % ",".join(str(g) for g in gs))
         ax.set_ylabel("efficiency = speedup vs --sequential / PUs used")
-        ax.set_title("%s: efficiency at %d threads" % (tree, top))
+        cores = pc.topology(machine).get("cores")
+        ax.set_title("%s: efficiency at %d threads%s" % (tree, top, " (all %d cores)" % cores if cores == top else ""))
         ax.grid(alpha=0.3)
         ax.legend(loc="best")
     fig.tight_layout()
