@@ -10,6 +10,9 @@ from utstools import study_schedulers as ss
 from utstools.study_common import note
 
 plt = pc.plt
+# Outside the axes, right of the last panel: seven or more curves would
+# hide points inside, and every panel has the same curves.
+LEGEND = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0}
 
 
 def _f(v):
@@ -86,14 +89,18 @@ def plot_efficiency(summary, out, machine):
         ax.set_ylim(0, max(highs) * 1.08)
         if costs:
             ax.set_xlim(costs[0] / 1.5, costs[-1] * 1.5)
-        gs = sorted({int(r["granularity"]) for r in tree_rows})
-        ax.set_xlabel("node cost: ns per node of uts --sequential (log scale; -g %s)"
-                      % ",".join(str(g) for g in gs))
+        # A labelled tick at each node cost measured, with its -g; no others.
+        by_g = sorted({(_f(r["node_cost_ns"]), int(r["granularity"])) for r in tree_rows})
+        ax.xaxis.set_major_locator(pc.FixedLocator([c for c, _ in by_g]))
+        ax.xaxis.set_minor_locator(pc.NullLocator())
+        ax.set_xticklabels(["%.3g\n-g %d" % (c, g) for c, g in by_g], fontsize=7.5)
+        ax.set_xlabel("node cost: ns per node of uts --sequential at that -g (log scale)")
         ax.set_ylabel("efficiency = speedup vs --sequential / PUs used")
         cores = pc.topology(machine).get("cores")
         ax.set_title("%s: efficiency at %d threads%s" % (tree, top, " (all %d cores)" % cores if cores == top else ""))
         ax.grid(alpha=0.3)
-        ax.legend(loc="best")
+        if ax is axes[0][-1]:  # one legend, right of the last panel
+            ax.legend(**LEGEND)
     fig.tight_layout()
     what = ("Efficiency at %d threads (the study's largest count) = (median time of uts --sequential on the same "
             "tree and -g / the cell's median time) / PUs used, not capped; node cost = the --sequential cell's "
@@ -133,8 +140,8 @@ def plot_throughput(summary, out, machine):
                 y = _f(r["nodes_per_sec_median"]) / 1e6
                 lo, hi = _f(r["nodes_per_sec_ci_low"]), _f(r["nodes_per_sec_ci_high"])
                 ax.errorbar([pc.dodge(n - 1, n)(1)], [y],
-                            yerr=[[y - lo / 1e6 if lo else 0], [hi / 1e6 - y if hi else 0]], color="k", marker="*", markersize=9, linestyle="none", capsize=2.5,
-                            label="uts --sequential")
+                            yerr=[[y - lo / 1e6 if lo else 0], [hi / 1e6 - y if hi else 0]], color="k",
+                            marker="*", markersize=9, linestyle="none", capsize=2.5, label="uts --sequential")
                 top = max(top, (hi or 0) / 1e6, y)
         pc.log2_axis(ax, xs)
         ax.set_xlabel("threads (log scale)")
@@ -142,7 +149,8 @@ def plot_throughput(summary, out, machine):
         ax.set_ylim(0, top * 1.15 if top else 1)
         ax.set_title("%s: nodes per second at -g %d" % (tree, g))
         ax.grid(alpha=0.3)
-        ax.legend(loc="best")
+        if ax is axes[0][-1]:  # one legend, right of the last panel
+            ax.legend(**LEGEND)
     fig.tight_layout()
     pc.caption(fig, _caption(machine, rows, "Points: median nodes per second at -g %d over" % g,
                              "95% bootstrap percentile CI of the median"))

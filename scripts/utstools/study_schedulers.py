@@ -269,6 +269,13 @@ def check_binary(launcher, d):
     """Each cell's kind of command on a one-node tree, pinned as the study
     pins: a combination uts rejects (--task-grain, --bind) stops the study
     before its runs."""
+    listed = subprocess.run([launcher.binary, "--list-presets"], capture_output=True, text=True, timeout=60,
+                            env=common.apply_env({})).stdout
+    known = {line.split()[0].upper() for line in listed.splitlines()[1:] if line.strip() and not line[0].isspace()}
+    for tree in d["trees"]:
+        if known and tree.upper() not in known:
+            common.fail_usage("tree %s: no such preset (uts --list-presets%s)" % (
+                tree, ", UTS_PRESET_DIR=" + d["preset_dir"] if d["preset_dir"] else ""))
     seen = set()
     for cell in cells(d):
         what = (cell.binary, cell.scheduler, cell.form, cell.sequential)

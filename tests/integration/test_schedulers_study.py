@@ -152,7 +152,8 @@ def check_study(tally, root, binary, presets, tmp, names):
     for what, extra in (("an unknown scheduler", ["--schedulers", "uts,nosuch"]),
                         ("--granularity 0", ["--granularity", "0"]),
                         ("--also-binary without LABEL=", ["--also-binary", binary]),
-                        ("an unknown form", ["--forms", "fast"])):
+                        ("an unknown form", ["--forms", "fast"]),
+                        ("an unknown tree", ["--trees", "tiny,nosuch"])):
         proc = subprocess.run([study, "schedulers", "--trees", "tiny", "--threads", "1", "--uts", binary,
                                "--uts-clang", "none", "--preset-dir", presets, "--out",
                                os.path.join(tmp, "bad")] + extra, capture_output=True, text=True, timeout=120)
