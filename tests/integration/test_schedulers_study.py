@@ -11,7 +11,6 @@ usage: PYTHONPATH=REPO_ROOT/scripts test_schedulers_study.py REPO_ROOT UTS_BINAR
 import csv
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
