@@ -145,6 +145,15 @@ def best_columns():
             + ["uts_faster"])
 
 
+def verdict(ratio):
+    """uts faster, slower, or neither shown, from the ratio's interval."""
+    if ratio["ci_low"] is None:
+        return "not shown (fewer than 2 rounds: no interval)"
+    if ratio["ci_low"] > 1:
+        return "yes"
+    return "no: slower (the whole CI below 1)" if ratio["ci_high"] < 1 else "not shown (the CI contains 1)"
+
+
 def compare(args, report, tree, cfgs, recs):
     uts = next(c for c in cfgs if c.scheduler == "uts")
     base = times(recs[uts.name])
@@ -197,7 +206,7 @@ def compare(args, report, tree, cfgs, recs):
                 rows[cfgs.index(c)].setdefault("best_form", False)
         report.print("  %-34s uts/best = %-25s uts faster: %s" % (
             "%s (%s): %s" % (sched, runtime, best.name) if sched != "best" else "all foreign: %s" % best.name,
-            bc.ci_text(ratio, "speedup"), "yes" if faster else "not shown (CI reaches 1)"))
+            bc.ci_text(ratio, "speedup"), verdict(ratio)))
     report.add_rows("main", main_columns(), rows)
     report.add_rows("best", best_columns(), best_rows)
 
