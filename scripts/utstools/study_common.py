@@ -19,7 +19,7 @@ import sys
 from utstools.common import ROOT, scripts_commit, sha256_of, text_of, utc_now  # noqa: F401
 
 SCHEMA = 1
-KINDS = ("scaling", "hierarchy", "pool")
+KINDS = ("scaling", "hierarchy", "pool", "schedulers")
 BINDS = ("compact", "scatter", "numa", "none", "omp", "numactl")
 PROG = "study"
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from utstools import common, study_common, study_data, study_pool, study_scaling
+from utstools import common, study_common, study_data, study_pool, study_scaling, study_schedulers
 from utstools.commands import study
 
 STUDY_FILES = sorted(glob.glob(os.path.join(common.ROOT, "configs", "studies", "*.conf")))
@@ -21,7 +21,14 @@ def args_of(kind, *extra):
 
 
 def kind_of(path):
-    return "pool" if os.path.basename(path).startswith("pool") else "scaling"
+    name = os.path.basename(path)
+    return "pool" if name.startswith("pool") else "schedulers" if name.startswith("schedulers") else "scaling"
+
+
+# What discover() reads from a binary, for the schedulers kind's cells: one
+# scheduler without forms and one with both.
+SCHEDULERS = [{"name": "uts", "forms": [None], "binary": "main", "runtime": "uts"},
+              {"name": "omp-task", "forms": ["literature", "tuned"], "binary": "main", "runtime": "libgomp"}]
 
 
 def test_study_files_are_there():
@@ -39,9 +46,11 @@ def has_quick(path):
                          ids=lambda v: os.path.basename(v) if isinstance(v, str) else ("quick" if v else "full"))
 def test_every_shipped_study_file_defines_a_study(path, quick):
     kind = kind_of(path)
-    mod = study_pool if kind == "pool" else study_scaling
+    mod = {"pool": study_pool, "schedulers": study_schedulers}.get(kind, study_scaling)
     values, text = study_common.read_config(path, quick)
-    d = mod.definition(values, args_of(kind))
+    d = mod.definition(values, args_of(kind, *(["--uts-clang", "none"] if kind == "schedulers" else [])))
+    if kind == "schedulers":
+        d["schedulers"] = SCHEDULERS
     cells = mod.cells(d)
     assert cells and len({c.key for c in cells}) == len(cells)
     runs = study_common.plan(cells, d["reps"], d["warmup"], seed=7)
@@ -218,3 +227,26 @@ def test_runtime_env_of_an_environment():
     assert got == {"GOMP_SPINCOUNT": "0", "KMP_AFFINITY": "compact", "OMP_PLACES": "cores"}
     assert list(got) == sorted(got)
     assert study_common.runtime_env_of({"PATH": "/bin"}) == {}
+
+
+def _eff_row(cost, eff, threads=8, scheduler="tbb"):
+    return {"engine": "parallel", "tree": "T1", "scheduler": scheduler, "form": "tuned", "runtime": "r",
+            "binary": "main", "threads": str(threads), "pus_used": str(threads), "node_cost_ns": str(cost),
+            "efficiency_vs_seq": str(eff)}
+
+
+def test_schedulers_threshold_interpolates_in_log_cost_at_the_most_threads():
+    rows = [_eff_row(10, 0.5), _eff_row(100, 0.8), _eff_row(1000, 1.0), _eff_row(10000, 0.95),
+            _eff_row(10, 0.1, threads=2)]  # not the largest thread count: ignored
+    (t,) = study_schedulers.thresholds(rows)
+    assert (t["below_ns"], t["at_or_above_ns"], t["threads"]) == (100, 1000, 8)
+    assert abs(t["threshold_ns"] - 10 ** 2.5) < 1e-6  # 0.9 lies halfway between 0.8 and 1.0
+
+
+def test_schedulers_threshold_outside_the_costs_measured():
+    low = study_schedulers.thresholds([_eff_row(10, 0.5), _eff_row(100, 0.7)])[0]
+    high = study_schedulers.thresholds([_eff_row(10, 0.95), _eff_row(100, 0.99)])[0]
+    dip = study_schedulers.thresholds([_eff_row(10, 0.95), _eff_row(100, 0.5), _eff_row(1000, 0.97)])[0]
+    assert low.get("threshold_ns") is None and low["below_ns"] == 100 and "every node cost" in low["verdict"]
+    assert high.get("threshold_ns") is None and high["at_or_above_ns"] == 10
+    assert dip["below_ns"] == 100 and dip["at_or_above_ns"] == 1000  # the last dip counts, not the first success

@@ -1,5 +1,5 @@
 """Redraw a study's figures from its runs.csv, summary.csv and machine.json
-alone, for every study kind (scaling, hierarchy, pool: machine.json's
+alone, for every study kind (scaling, hierarchy, pool, schedulers: machine.json's
 "study"). The figures are written into DIR, replacing the old ones.
 
 usage: scripts/plot-results DIR
@@ -18,7 +18,7 @@ import sys
 
 from utstools import figure_formats
 
-MODULES = {"scaling": "study_plots", "hierarchy": "study_plots", "pool": "pool_plots"}
+MODULES = {"scaling": "study_plots", "hierarchy": "study_plots", "pool": "pool_plots", "schedulers": "sched_plots"}
 
 
 def fail(message):

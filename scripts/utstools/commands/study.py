@@ -10,6 +10,12 @@ usage: scripts/study KIND [options] --out DIR
                    several remote delays) and the locality figures
         pool       Kotz and Ellis's concurrent-pool experiment
                    (uts --workload pool); default config configs/studies/pool.conf
+        schedulers every scheduler of uts --list-schedulers in each form
+                   (and a second binary's, e.g. the clang build's omp-task
+                   under libomp) x -g node costs x threads x trees, plus a
+                   --sequential cell per tree and -g (the node cost and the
+                   efficiency baseline); default config
+                   configs/studies/schedulers.conf
 
   scripts/study scaling --out DIR                       the default scaling study
   scripts/study scaling --quick --out DIR               its [quick] section (smoke test)
@@ -18,6 +24,7 @@ usage: scripts/study KIND [options] --out DIR
   scripts/study scaling --trees T1 --threads 1,2,4 --victim random,tree --reps 5 --out DIR
   scripts/study hierarchy --out DIR
   scripts/study pool --out DIR
+  scripts/study schedulers --out DIR                    (--uts-clang PATH, --also-binary LABEL=PATH)
   scripts/study KIND ... --out DIR --resume             finish an interrupted study
   scripts/plot-results DIR                              redraw a study's figures
 
@@ -58,7 +65,7 @@ from utstools import study_common as common
 from utstools.common import Parser
 from utstools.study_common import fail_usage, note
 
-DEFAULT_CONFIG = {"scaling": "default", "hierarchy": "hierarchy", "pool": "pool"}
+DEFAULT_CONFIG = {"scaling": "default", "hierarchy": "hierarchy", "pool": "pool", "schedulers": "schedulers"}
 # Bad usage, at the top or in a KIND: one line naming the tool, exit status 2.
 ONE_LINE = {"error_name": common.PROG, "error_hint": "see scripts/study --help"}
 
@@ -67,6 +74,9 @@ def kind_module(kind):
     if kind == "pool":
         from utstools import study_pool
         return study_pool
+    if kind == "schedulers":
+        from utstools import study_schedulers
+        return study_schedulers
     from utstools import study_scaling
     return study_scaling
 
@@ -110,6 +120,13 @@ def load(args, mod):
     config = {"name": os.path.splitext(os.path.basename(path))[0], "file": os.path.abspath(path),
               "quick": args.quick, "text": text}
     return d, config
+
+
+def plan_cells(mod, d):
+    try:
+        return mod.cells(d)
+    except ValueError as e:
+        fail_usage("bad study definition: %s" % e)
 
 
 def probe(launcher):
@@ -156,18 +173,24 @@ def main(argv=None):
         fail_usage("%s exists: give a new --out, or --resume to finish the study in it" % args.out)
     if args.resume and not os.path.isfile(machine_path):
         fail_usage("--resume: %s has no machine.json (no study was started there)" % args.out)
-    try:
-        cells = mod.cells(d)
-    except ValueError as e:
-        fail_usage("bad study definition: %s" % e)
+    # A kind that reads its cells from the binary (schedulers: uts
+    # --list-schedulers) plans them once the binary is known.
+    discovers = hasattr(mod, "discover")
+    if not discovers:
+        cells = plan_cells(mod, d)
     binary = common.resolve_binary(args.uts)
     fallbacks = []
+    if discovers:
+        mod.discover(d, binary, fallbacks)
+        cells = plan_cells(mod, d)
     launcher = mod.Launcher(binary, d, fallbacks)
     mod.check_binary(launcher, d)
     rec = probe(launcher)
     command_line = [os.path.relpath(sys.argv[0], common.ROOT) if sys.argv[0].startswith(common.ROOT)
                     else sys.argv[0]] + list(argv)
     extra = {"mpirun": mod.mpirun_facts(d)} if hasattr(mod, "mpirun_facts") else {}
+    if hasattr(mod, "extra_facts"):
+        extra.update(mod.extra_facts(d, launcher))
     facts = common.machine_facts(args.kind, config, d, binary, rec, command_line, fallbacks, extra)
 
     if args.resume:
@@ -245,6 +268,8 @@ def main(argv=None):
     rows = common.read_rows(os.path.join(out, "runs.csv"))
     columns, summary = mod.summarize(rows, d)
     common.write_csv(os.path.join(out, "summary.csv"), columns, summary)
+    if hasattr(mod, "write_extras"):
+        mod.write_extras(out, rows, summary)
     hosts = sorted({h for r in rows for h in (r.get("hosts") or "").split(";") if h})
     if hosts:
         facts["machine"]["hosts"] = hosts
