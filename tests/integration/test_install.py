@@ -52,6 +52,12 @@ def main():
                     "uts/scripts/utstools/stats.py", "uts/scripts/utstools/commands/study.py",
                     "uts/scripts/lib/setup.sh", "uts/scripts/bench-sequential"):
             tally.check(os.path.isfile(os.path.join(share, rel)), "installed: share/" + rel)
+        # Every bench script of the source tree is installed (a new one needs
+        # its line in meson.build's install_data).
+        scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+        for name in sorted(n for n in os.listdir(scripts) if n.startswith("bench-")):
+            tally.check(os.access(os.path.join(share, "uts", "scripts", name), os.X_OK),
+                        "installed, executable: share/uts/scripts/" + name)
         for script in ("uts-study", "uts-plot-results"):
             p = run([os.path.join(moved, "bin", script), "--help"])
             tally.check(p.returncode == 0 and "usage" in (p.stdout + p.stderr).lower(),
