@@ -21,6 +21,7 @@ Aggregates aggregate(const RunResult& r) {
     a.nodes_reclaimed += t.nodes_reclaimed;
     a.sleeps += t.sleeps;
     a.idle_seconds += t.idle_seconds;
+    a.tasks += t.tasks;
     for (int p = 0; p < 6; ++p) a.time_phase[p] += t.time_phase[p];
     a.time_total += t.time_total;
     a.requests_sent += t.requests_sent;

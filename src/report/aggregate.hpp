@@ -20,6 +20,7 @@ struct Aggregates {
   double share_variance = 0;           // population variance of that fraction
   double share_relative_variance = 0;  // variance / mean
   double idle_seconds = 0;
+  std::uint64_t tasks = 0;  // a foreign scheduler's tasks, all threads
   std::uint64_t requests_sent = 0, requests_answered = 0, requests_refused = 0, requests_withdrawn = 0;
   double request_wait_seconds = 0;
   double mean_request_wait_seconds = 0;  // request_wait_seconds / requests_sent (0 if none)

@@ -335,6 +335,7 @@ const Column kRun[] = {
     {"task_grain", "engine", "task_grain", false,
      [](V x) { return when(foreign(x) && x.r.engine.scheduler.form == SchedulerForm::tuned, count(x.r.engine.scheduler.grain)); }},
     {"scheduler_runtime", "engine", "scheduler_runtime", false, [](V x) { return text(x.r.result.runtime); }},
+    {"tasks", "aggregates", "tasks", false, [](V x) { return when(foreign(x), count(x.agg.tasks)); }},
     // Resident memory (docs/output.md, section 4d), appended; JSON has them
     // as the object memory, with memory.hosts under MPI (json.cpp).
     {"peak_rss_bytes", "memory", "peak_rss_bytes", false, [](V x) { return bytes(memory_of(x).peak); }},
@@ -373,6 +374,7 @@ const RowColumn kThread[] = {
     {"time_termination", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[4])); }},
     {"time_agent", false, [](V x, I i) { return when(own(x), real(th(x, i).time_phase[5])); }},
     {"time_total", false, [](V x, I i) { return when(split_time(x), real(th(x, i).time_total)); }},
+    {"tasks", false, [](V x, I i) { return when(foreign(x), count(th(x, i).tasks)); }},
     {"requests_sent", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_sent)); }},
     {"requests_answered", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_answered)); }},
     {"requests_refused", true, [](V x, I i) { return when(requests(x), count(th(x, i).requests_refused)); }},

@@ -174,13 +174,13 @@ std::string render_text(const RunReport& r, int verbose) {
     // those are left out here, as they are null in JSON and CSV, rather than
     // printed as zeros.
     const Aggregates& a = x.agg;
-    s << "thread        nodes   share  time(s)     work\n";
+    s << "thread        nodes   share  time(s)     work        tasks\n";
     for (std::size_t i = 0; i < res.threads.size(); ++i) {
       const ThreadStats& t = res.threads[i];
       char line[160];
-      std::snprintf(line, sizeof line, "%6zu %12" PRIu64 " %6.2f%% %8.3f %7.1f%%\n", i, t.nodes,
+      std::snprintf(line, sizeof line, "%6zu %12" PRIu64 " %6.2f%% %8.3f %7.1f%% %12" PRIu64 "\n", i, t.nodes,
                     c.nodes ? 100.0 * double(t.nodes) / double(c.nodes) : 0.0, t.time_total,
-                    t.time_total > 0 ? 100.0 * t.time_phase[0] / t.time_total : 0.0);
+                    t.time_total > 0 ? 100.0 * t.time_phase[0] / t.time_total : 0.0, t.tasks);
       s << line;
     }
     s << "Work time (all threads) = " << fixed(a.time_phase[0], 3) << " s";

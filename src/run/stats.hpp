@@ -25,6 +25,7 @@ struct ThreadStats {
   std::uint64_t deques_examined = 0;  // victim deques looked at while searching
   std::uint64_t sleeps = 0;           // times this thread slept (futex) while idle
   double idle_seconds = 0;            // time spent without work (search + claim + idle + termination)
+  std::uint64_t tasks = 0;            // a foreign scheduler's tasks this thread created (docs/schedulers.md)
   // Where the thread's time went (run/trace.hpp Phase, docs/trace.md): work,
   // search, claim, idle, termination, agent; they add up to time_total.
   double time_phase[6] = {0, 0, 0, 0, 0, 0};

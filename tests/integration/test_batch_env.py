@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The batch job and the OpenMP environment in every record (docs/output.md,
 section 4a): a plain run given a fake Slurm job step and OMP_*, GOMP_*, KMP_*
-variables records them in JSON, CSV (the last columns), -v text, --output
+variables records them in JSON, CSV (appended columns), -v text, --output
 and the pool workload's records; outside a job batch is null, runtime_env
 {} and the CSV columns empty; a value holding a newline stays on one line;
 a count Slurm did not give as a number is null; the tree is the same. Under
@@ -40,6 +40,18 @@ RUNTIME_SHOWN = {"GOMP_SPINCOUNT": "1000", "KMP_UTS_NOTE": "line1\\nline2", "OMP
 BATCH = {"system": "slurm", "job_id": "4242", "job_name": "uts sweep", "step_id": "0", "nodes": 1,
          "node_list": "node1", "tasks": 1, "cpus_per_task": 2, "cpu_bind": "quiet,mask_cpu:0x3", "partition": "debug"}
 
+
+
+def batch_cells(header, row):
+    """The cells of `row` under the batch columns: NEW_CSV's names, which
+    must follow each other in the header (columns appended later come
+    after them)."""
+    if NEW_CSV[0] not in header:
+        return None
+    k = header.index(NEW_CSV[0])
+    if header[k:k + len(NEW_CSV)] != NEW_CSV:
+        return None
+    return row[k:k + len(NEW_CSV)]
 
 def run(cmd, env, timeout=300):
     try:
@@ -105,10 +117,10 @@ def main():
     tally.check(rec.get("runtime_env") == {}, "no OMP_*, GOMP_*, KMP_* set: runtime_env is {} (not null)",
                 repr(rec.get("runtime_env", "absent")))
     rows = csv_rows(uts(binary, TREE + ["--format", "csv"], {}))
-    tally.check(len(rows) == 2 and rows[0][-len(NEW_CSV):] == NEW_CSV,
-                "CSV: the batch columns and runtime_env are the last ones, in order", repr(rows[0][-8:]))
-    tally.check(len(rows) == 2 and rows[1][-len(NEW_CSV):] == [""] * len(NEW_CSV),
-                "outside a job: the batch columns and runtime_env are empty", repr(rows[1][-8:]))
+    tally.check(len(rows) == 2 and batch_cells(rows[0], rows[0]) == NEW_CSV,
+                "CSV: the batch columns and runtime_env appended together, in order", repr(rows[0]))
+    tally.check(len(rows) == 2 and batch_cells(rows[0], rows[1]) == [""] * len(NEW_CSV),
+                "outside a job: the batch columns and runtime_env are empty", repr(rows[1]))
     text = uts(binary, TREE + ["-v"], {})
     tally.check("\nBatch: " not in text and "\nEnvironment: " not in text,
                 "outside a job, nothing set: -v prints no Batch: or Environment: line")
@@ -124,8 +136,8 @@ def main():
     rows = csv_rows(uts(binary, TREE + ["--format", "csv"], job))
     want = ["slurm", "4242", "1", "1", "2", "quiet,mask_cpu:0x3",
             "GOMP_SPINCOUNT=1000;KMP_UTS_NOTE=line1\\nline2;OMP_WAIT_POLICY=passive"]
-    tally.check(len(rows) == 2 and rows[1][-len(NEW_CSV):] == want,
-                "CSV: the job's fields and NAME=VALUE;... in the last columns, one row", repr(rows[-1][-8:]))
+    tally.check(len(rows) == 2 and batch_cells(rows[0], rows[1]) == want,
+                "CSV: the job's fields and NAME=VALUE;... in the batch columns, one row", repr(rows[-1]))
     text = uts(binary, TREE + ["-v"], job)
     tally.check('Batch: Slurm job 4242 "uts sweep" (step 0) in partition debug, 1 node (node1), 1 task, '
                 "2 CPUs per task, cpu-bind quiet,mask_cpu:0x3\n" in text, "-v: the Batch: line", text[-600:])
@@ -160,8 +172,8 @@ def main():
     tally.check(prec.get("batch") == BATCH and prec.get("runtime_env") == RUNTIME_SHOWN,
                 "pool workload JSON: batch and runtime_env", repr((prec.get("batch"), prec.get("runtime_env"))))
     rows = csv_rows(uts(binary, pool + ["--format", "csv"], job))
-    tally.check(len(rows) == 2 and rows[0][-len(NEW_CSV):] == NEW_CSV and rows[1][-len(NEW_CSV):] == want,
-                "pool workload CSV: the same last columns", repr(rows[-1][-8:]))
+    tally.check(len(rows) == 2 and batch_cells(rows[0], rows[0]) == NEW_CSV and batch_cells(rows[0], rows[1]) == want,
+                "pool workload CSV: the same columns", repr(rows[-1]))
     text = uts(binary, pool + ["-v"], job)
     tally.check("\nBatch: Slurm job 4242 " in text and "\nEnvironment: GOMP_SPINCOUNT=1000 " in text,
                 "pool workload -v: the Batch: and Environment: lines", text[-600:])

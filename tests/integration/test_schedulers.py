@@ -133,12 +133,21 @@ def stops(binary, tally):
                     and rec["aggregates"]["steals"] is None and rec["verified"] is True,
                     "%s: the record names scheduler, form, grain, runtime (%s); protocol and steals null"
                     % (label, e["scheduler_runtime"]), json.dumps(e))
+        # Tasks created: every thread's, summed; a literature task is an inner
+        # node (at most one task per inner node), a tuned one a hand-off.
+        tasks = rec["aggregates"]["tasks"]
+        inner = rec["results"]["size"] - rec["results"]["leaves"]
+        tally.check(isinstance(tasks, int) and 0 < tasks <= inner
+                    and sum(t["tasks"] for t in rec["threads"]) == tasks
+                    and (form == "tuned" or tasks * 2 > inner),
+                    "%s: tasks created counted per thread and summed (%s of %d inner nodes)" % (label, tasks, inner),
+                    json.dumps(rec["aggregates"]))
         # -v: what the runtime measures, per thread, and one line naming what
         # it does not; never the engine's steal and phase columns as zeros.
         p = run_uts(binary, ["--preset", "T1", "--threads", "2", "-v"] + sched, timeout=120)
         lines = p.stdout.splitlines()
         rows = [l.split() for l in lines if re.match(r"^ +[01] +[0-9]+ ", l)]
-        tally.check(p.returncode == 0 and "thread        nodes   share  time(s)     work" in lines
+        tally.check(p.returncode == 0 and "thread        nodes   share  time(s)     work        tasks" in lines
                     and len(rows) == 2 and all(int(r[1]) > 0 and float(r[3]) > 0 for r in rows)
                     and any(l.startswith("Not measured by " + e["scheduler_runtime"] + ": steals") for l in lines)
                     and not any(l.startswith("Steal success rate") or " search " in l for l in lines),

@@ -307,6 +307,7 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
     progress.publish(static_cast<int>(i), t.counts.nodes);
     ThreadStats& st = out.threads[i];
     st.nodes = t.counts.nodes;
+    st.tasks = t.tasks;
     st.time_phase[static_cast<int>(Phase::work)] = double(t.work_ticks) / tps;
     st.time_total = double(region_ticks[i]) / tps;
     cut = cut || t.cut;

@@ -346,6 +346,7 @@ RunResult run_tbb(const Tree& tree, const EngineSettings& settings, const StopRu
     progress.publish(static_cast<int>(i), t.counts.nodes);
     ThreadStats& st = out.threads[i];
     st.nodes = t.counts.nodes;
+    st.tasks = t.tasks;
     st.time_phase[static_cast<int>(Phase::work)] = std::min(double(t.work_ticks) / tps, out.seconds);
     st.time_total = out.seconds;
     cut = cut || t.cut;
