@@ -86,6 +86,11 @@ def samples(binary, ref_csv, tally):
 
 
 def stops(binary, tally):
+    # The engine's own loop and the baseline create no tasks: null, not 0.
+    for extra in (["--threads", "1"], ["--sequential"]):
+        rec = run_json(binary, ["--preset", "T1"] + extra)
+        tally.check(rec["aggregates"]["tasks"] is None and all(t["tasks"] is None for t in rec["threads"]),
+                    "uts %s: tasks null" % " ".join(extra), json.dumps(rec["aggregates"]))
     trees = {"T3 (binomial)": ["--preset", "T3"], "T1L (geometric)": ["--preset", "T1L"],
              "a root with 2^31 children": ["-t", "0", "-b", "2147483647", "-q", "0", "-m", "1"]}
     for label, sched in shapes(binary):
