@@ -8,7 +8,7 @@ A new scheduler is picked up here without a new line.
   samples   T1 and T3 vs the reference CSV, T2 T4 T5 --verify, at 1, 2, 3,
             7 and 16 threads
   stops     --max-nodes: status max-nodes and a size in [N, N + 12,400 x P)
-            (docs/output.md section 8); SIGINT mid-run: exit 130, the JSON
+            (docs/output.md section 8), the tuned form at small grains too; SIGINT mid-run: exit 130, the JSON
             record interrupted and partial; the record names the scheduler,
             its form, grain and the runtime that ran
   bad       combinations that do not apply exit 2 with one `uts:` line
@@ -108,6 +108,22 @@ def stops(binary, tally):
                     tally.check(p.returncode == 0 and status == "max-nodes" and n <= size < n + 12400 * t,
                                 "%s, %d threads, %s, --max-nodes %d: stopped at %d" % (label, t, what, n, size),
                                 "rc=%s status=%s err=%r" % (p.returncode, status, p.stderr[-300:]))
+        # Small grains: many tasks, which libomp runs inline once its queue is
+        # full; each must see the stop another raised, not run a poll
+        # interval more (T1L at 1 thread stopped 25% past 100000 so).
+        if sched[3] == "tuned":
+            for t in (1, 2):
+                for grain in ("64", "4096"):
+                    n = 100000
+                    p = run_uts(binary, ["--preset", "T1L"] + sched + ["--task-grain", grain, "--threads", str(t),
+                                "--max-nodes", str(n), "--format", "json", "--no-progress"], timeout=120)
+                    try:
+                        size = json.loads(p.stdout)["results"]["size"]
+                    except ValueError:
+                        size = -1
+                    tally.check(p.returncode == 0 and n <= size < n + 12400 * t,
+                                "%s --task-grain %s, %d threads, T1L, --max-nodes %d: stopped at %d"
+                                % (label, grain, t, n, size), "rc=%s err=%r" % (p.returncode, p.stderr[-300:]))
         # SIGINT mid-run on a tree that outlives the test.
         proc = subprocess.Popen([binary, "--preset", "T1XL", "--no-progress", "--threads", "2", "--format", "json"] + sched,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
