@@ -8,10 +8,16 @@ A new scheduler is picked up here without a new line.
   samples   T1 and T3 vs the reference CSV, T2 T4 T5 --verify, at 1, 2, 3,
             7 and 16 threads
   stops     --max-nodes: status max-nodes and a size in [N, N + 12,400 x P)
-            (docs/output.md section 8); SIGINT mid-run: exit 130, the JSON
+            (docs/output.md section 8), the tuned form at small grains too; SIGINT mid-run: exit 130, the JSON
             record interrupted and partial; the record names the scheduler,
             its form, grain and the runtime that ran
   bad       combinations that do not apply exit 2 with one `uts:` line
+  tsan      (a ThreadSanitizer build, scripts/test --tsan) omp-task in both
+            forms on small trees at 2, 3 and 8 threads under libarcher:
+            exact, exit 0, and no ThreadSanitizer report
+  deep      the literature form of every scheduler on T3L --verify at 2
+            threads with no stack setting in the environment (not in the
+            default suites: a minute each here)
 
 The literature form recurses once per tree level inside the runtime
 (docs/schedulers.md): the stop tests keep to trees a few hundred levels deep.
@@ -107,6 +113,22 @@ def stops(binary, tally):
                     tally.check(p.returncode == 0 and status == "max-nodes" and n <= size < n + 12400 * t,
                                 "%s, %d threads, %s, --max-nodes %d: stopped at %d" % (label, t, what, n, size),
                                 "rc=%s status=%s err=%r" % (p.returncode, status, p.stderr[-300:]))
+        # Small grains: many tasks, which libomp runs inline once its queue is
+        # full; each must see the stop another raised, not run a poll
+        # interval more (T1L at 1 thread stopped 25% past 100000 so).
+        if sched[3] == "tuned":
+            for t in (1, 2):
+                for grain in ("64", "4096"):
+                    n = 100000
+                    p = run_uts(binary, ["--preset", "T1L"] + sched + ["--task-grain", grain, "--threads", str(t),
+                                "--max-nodes", str(n), "--format", "json", "--no-progress"], timeout=120)
+                    try:
+                        size = json.loads(p.stdout)["results"]["size"]
+                    except ValueError:
+                        size = -1
+                    tally.check(p.returncode == 0 and n <= size < n + 12400 * t,
+                                "%s --task-grain %s, %d threads, T1L, --max-nodes %d: stopped at %d"
+                                % (label, grain, t, n, size), "rc=%s err=%r" % (p.returncode, p.stderr[-300:]))
         # SIGINT mid-run on a tree that outlives the test.
         proc = subprocess.Popen([binary, "--preset", "T1XL", "--no-progress", "--threads", "2", "--format", "json"] + sched,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -212,6 +234,43 @@ def bad(binary, tally):
                         "rc=%s err=%r" % (p.returncode, p.stderr))
 
 
+def tsan(binary, tally):
+    tool = os.environ.get("OMP_TOOL_LIBRARIES", "")
+    tally.check("archer" in tool, "libarcher is the OpenMP tool (OMP_TOOL_LIBRARIES=%r)" % tool)
+    cases = []
+    for name, args, ref_params in SMALL_TREES[:4]:
+        params = dict(reference_uts.DEFAULTS)
+        params.update(ref_params)
+        cases.append((name, args.split(), reference_uts.traverse(params)))
+    for f in FORMS:
+        sched = ["--scheduler", "omp-task", "--scheduler-form", f]
+        extra = [[]] if f == "literature" else [[], ["--task-grain", "1"], ["--task-grain", "64"]]
+        for t in (2, 3, 8):
+            for grain in extra:
+                for name, args, expected in cases:
+                    p = run_uts(binary, args + sched + grain + ["--threads", str(t), "--format", "json", "--no-progress"],
+                                timeout=600)
+                    try:
+                        got = results_of(json.loads(p.stdout))
+                    except ValueError:
+                        got = None
+                    reported = "ThreadSanitizer" in p.stderr
+                    tally.check(p.returncode == 0 and not reported and got == expected,
+                                "omp-task %s %s, %d threads: %s, exact, no ThreadSanitizer report"
+                                % (f, " ".join(grain), t, name),
+                                "rc=%s got %s expected %s\n%s" % (p.returncode, got, expected, p.stderr[-4000:]))
+
+
+def deep(binary, tally):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_STACKSIZE", "GOMP_STACKSIZE", "KMP_STACKSIZE")}
+    for s in foreign_schedulers(binary):
+        cmd = [binary, "--preset", "T3L", "--verify", "--threads", "2", "--no-progress", "--scheduler", s,
+               "--scheduler-form", "literature"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+        tally.check(p.returncode == 0 and "Verify: OK" in p.stdout, "%s literature: T3L --verify at 2 threads" % s,
+                    "rc=%s out=%r err=%r" % (p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+
 def main():
     binary, ref_csv, suite = sys.argv[1], sys.argv[2], sys.argv[3]
     tally = Tally()
@@ -224,6 +283,10 @@ def main():
         stops(binary, tally)
     elif suite == "bad":
         bad(binary, tally)
+    elif suite == "tsan":
+        tsan(binary, tally)
+    elif suite == "deep":
+        deep(binary, tally)
     else:
         print("unknown suite " + suite)
         return 2

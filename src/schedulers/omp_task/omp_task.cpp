@@ -7,17 +7,21 @@
 
 #include <dlfcn.h>
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
 #include "base/tick.hpp"
+#include "schedulers/support/large_stack.hpp"
 #include "schedulers/support/task_tally.hpp"
 #include "topology/counters.hpp"
 #include "topology/placement.hpp"
@@ -27,7 +31,7 @@ namespace uts {
 
 namespace {
 
-// Everything a task reads; lives on the frame of run_omp_task, which waits
+// Everything a task reads; lives on the frame of run_team, which waits
 // for every task at its parallel region's end.
 struct Run {
   const Tree& tree;
@@ -46,6 +50,17 @@ struct Run {
 // As BOTS writes UTS: the task hashes its node's children (a batch of 16
 // at a time, as expand_range does), visits each, and creates one untied
 // task per inner child, then waits for them all.
+void literature(Run& run, Node parent);
+
+// One untied task for `child`. A function of its own, never inlined: the
+// copy of r and child into the new task is its only code, and the name the
+// ThreadSanitizer suppression of libomp's task-memory reuse matches as the
+// top frame (tests/tsan.supp, docs/schedulers.md).
+[[gnu::noinline]] void spawn_literature(Run* r, Node child) {
+#pragma omp task untied firstprivate(r, child)
+  literature(*r, child);
+}
+
 void literature(Run& run, Node parent) {
   constexpr std::uint32_t kBatch = 16;
   sha1::Words ids[kBatch];
@@ -77,12 +92,7 @@ void literature(Run& run, Node parent) {
       break;
     }
     me.tasks += k;
-    for (std::uint32_t j = 0; j < k; ++j) {
-      const Node child = inner[j];
-      Run* r = &run;
-#pragma omp task untied firstprivate(r, child)
-      literature(*r, child);
-    }
+    for (std::uint32_t j = 0; j < k; ++j) spawn_literature(&run, inner[j]);
   }
 #pragma omp taskwait
 }
@@ -127,7 +137,8 @@ class TaskStack {
 
 void tuned(Run& run, std::vector<NodeWords>* given);
 
-void spawn_tuned(Run& run, std::vector<NodeWords>&& nodes) {
+// Never inlined, as spawn_literature and for the same suppression.
+[[gnu::noinline]] void spawn_tuned(Run& run, std::vector<NodeWords>&& nodes) {
   auto* given = new std::vector<NodeWords>(std::move(nodes));
   Run* r = &run;
 #pragma omp task firstprivate(r, given)
@@ -217,8 +228,60 @@ std::string openmp_runtime() {
   return "OpenMP";
 }
 
-RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const StopRule& stop_rule,
-                       ProgressBoard& progress) {
+namespace {
+
+// The OpenMP workers of a team created while one lives get a
+// kLargeStackBytes stack, unless the user chose their size
+// (OMP_STACKSIZE, or the runtime's own GOMP_STACKSIZE / KMP_STACKSIZE).
+// - libgomp passes pthread_create attributes whose size is unset when
+//   OMP_STACKSIZE is, so glibc's default applies: raised here, restored
+//   after (pthread_setattr_default_np).
+// - libomp sets each worker's size itself, from OMP_STACKSIZE read at its
+//   start (kmp_set_stacksize_s is ignored after its first parallel region,
+//   which main has run); kmp_set_defaults("OMP_STACKSIZE=...") still sets
+//   the size of the workers it creates from then on. It stays for the
+//   process: reserved address space only.
+// Only a new team's workers: the team of the thread that runs the
+// traversal (on_large_stack), whose threads libgomp and libomp create for it.
+class LargeWorkerStacks {
+ public:
+  LargeWorkerStacks() {
+    for (const char* name : {"OMP_STACKSIZE", "GOMP_STACKSIZE", "KMP_STACKSIZE"}) {
+      const char* v = std::getenv(name);
+      if (v && *v) return;
+    }
+    const std::string runtime = openmp_runtime();
+    if (runtime == "libgomp") {
+      pthread_attr_t attr;
+      if (pthread_getattr_default_np(&attr) != 0) return;
+      std::size_t size = 0;
+      if (pthread_attr_getstacksize(&attr, &size) == 0 && size < kLargeStackBytes &&
+          pthread_attr_setstacksize(&attr, kLargeStackBytes) == 0 && pthread_setattr_default_np(&attr) == 0)
+        restore_ = size;
+      pthread_attr_destroy(&attr);
+    } else if (runtime == "libomp" || runtime == "libiomp") {
+      // Looked up: GCC's omp.h does not declare it, libgomp has none.
+      using SetDefaults = void (*)(const char*);
+      if (auto set = reinterpret_cast<SetDefaults>(dlsym(RTLD_DEFAULT, "kmp_set_defaults")))
+        set(("OMP_STACKSIZE=" + std::to_string(kLargeStackBytes >> 20) + "M").c_str());
+    }
+  }
+  ~LargeWorkerStacks() {
+    if (restore_ == 0) return;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) != 0) return;
+    if (pthread_attr_setstacksize(&attr, restore_) == 0) pthread_setattr_default_np(&attr);
+    pthread_attr_destroy(&attr);
+  }
+  LargeWorkerStacks(const LargeWorkerStacks&) = delete;
+  LargeWorkerStacks& operator=(const LargeWorkerStacks&) = delete;
+
+ private:
+  std::size_t restore_ = 0;  // glibc's default stack size before, when raised
+};
+
+RunResult run_team(const Tree& tree, const EngineSettings& settings, const StopRule& stop_rule,
+                   ProgressBoard& progress) {
   const int threads = settings.threads;
   if (threads > omp_get_thread_limit())
     throw std::runtime_error("--threads " + std::to_string(threads) + ": OpenMP allows only " +
@@ -269,9 +332,7 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
         if (visit(root, me.counts)) {
           ++me.tasks;
           if (literature_form) {
-            Run* r = &run;
-#pragma omp task untied firstprivate(r, root)
-            literature(*r, root);
+            spawn_literature(&run, root);
           } else {
             spawn_tuned(run, std::vector<NodeWords>{NodeWords::pack(root)});
           }
@@ -332,9 +393,24 @@ RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const S
   return out;
 }
 
-namespace {
 std::string omp_task_runtime() { return openmp_runtime(); }
+
 }  // namespace
+
+// The literature form recurses once per tree level (T3L: 17,844), on every
+// thread of the team: its team is a new one, started from a thread with a
+// large stack, whose workers the runtime creates with large stacks too
+// (docs/schedulers.md, "Deep trees"). The tuned form keeps the tree on heap
+// stacks and runs on the team main created.
+RunResult run_omp_task(const Tree& tree, const EngineSettings& settings, const StopRule& stop_rule,
+                       ProgressBoard& progress) {
+  if (settings.scheduler.form != SchedulerForm::literature) return run_team(tree, settings, stop_rule, progress);
+  const LargeWorkerStacks stacks;
+  RunResult out;
+  auto traverse = [&] { out = run_team(tree, settings, stop_rule, progress); };
+  on_large_stack(traverse);
+  return out;
+}
 
 // The default grain: see docs/schedulers.md, "Choosing the grain".
 const SchedulerEntry kOmpTaskScheduler{
