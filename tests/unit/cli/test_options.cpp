@@ -352,7 +352,7 @@ struct TempConfig {
   ~TempConfig() { std::remove(path.c_str()); }
 };
 
-bool has_control(const std::string& s) {
+bool has_control_char(const std::string& s) {
   for (const char c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == '\x7f') return true;
   return false;
@@ -425,7 +425,7 @@ TEST_CASE("messages echo control characters escaped: one line, never a forged on
     CAPTURE(value);
     const std::string e = error_of({"--format", value});
     CHECK(e.find("--format: '") == 0);
-    CHECK_FALSE(has_control(e));
+    CHECK_FALSE(has_control_char(e));
     CHECK(e.find("\xc2\x9b") == std::string::npos);
   }
   CHECK(error_of({"--bogus\x1b"}).find("\\x1b") != std::string::npos);
@@ -450,7 +450,7 @@ TEST_CASE("config files: LF, CRLF and lone CR end lines alike; other control cha
     const TempConfig bad("uts_test_eol.conf", "tree = geo" + e + e + "depth = ten" + e);
     const std::string msg = error_of({"--config", bad.path});
     CHECK(msg.find(bad.path + ":3: -d/--depth: 'ten'") == 0);
-    CHECK_FALSE(has_control(msg));
+    CHECK_FALSE(has_control_char(msg));
   }
   const TempConfig esc("uts_test_esc.conf", "tree = geo\nvictim = hier\x1b[2J\n");
   CHECK(error_of({"--config", esc.path}) == esc.path + ":2: a control character \\x1b (not a text file?)");

@@ -20,8 +20,8 @@ using uts::distrib::wave_parent;
 
 namespace {
 
-struct Sim {
-  explicit Sim(int n, std::uint64_t seed) : rng(seed), basic(n, rng) {
+struct WaveSim {
+  explicit WaveSim(int n, std::uint64_t seed) : rng(seed), basic(n, rng) {
     for (int i = 0; i < n; ++i) ranks.emplace_back(i, n);
   }
   std::mt19937_64 rng;
@@ -103,7 +103,7 @@ TEST_CASE("wave tree: heap order of arity 4, depth log4") {
 TEST_CASE("four-counter waves: never conclude early, always conclude once quiet (randomized)") {
   for (int n : {2, 3, 5, 8, 21}) {
     for (std::uint64_t seed = 1; seed <= 300; ++seed) {
-      Sim sim(n, seed * 104729 + static_cast<std::uint64_t>(n));
+      WaveSim sim(n, seed * 104729 + static_cast<std::uint64_t>(n));
       std::uint64_t steps = 0;
       while (!sim.concluded && steps < 400000) {
         sim.step(steps < 20000);

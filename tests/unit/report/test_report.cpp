@@ -14,9 +14,9 @@ using namespace uts;
 
 namespace {
 
-constexpr std::uint64_t kSize = test::kT2xxlSize;
-constexpr std::uint32_t kDepth = test::kT2xxlDepth;
-constexpr std::uint64_t kLeaves = test::kT2xxlLeaves;
+constexpr std::uint64_t kRecordSize = test::kT2xxlSize;
+constexpr std::uint32_t kRecordDepth = test::kT2xxlDepth;
+constexpr std::uint64_t kRecordLeaves = test::kT2xxlLeaves;
 using test::t2xxl_result;
 
 MachineInfo plain_machine() {
@@ -55,9 +55,9 @@ TEST_CASE("text, JSON and CSV carry counts above 2^32 exactly") {
   engine.threads = 2;
   const RunResult result = t2xxl_result();
   ExpectedResults expected;
-  expected.size = kSize;
-  expected.depth = kDepth;
-  expected.leaves = kLeaves;
+  expected.size = kRecordSize;
+  expected.depth = kRecordDepth;
+  expected.leaves = kRecordLeaves;
   const MachineInfo machine = plain_machine();
   const RunReport report{tree, engine, "T2XXL", result, expected, true, machine};
 
