@@ -261,6 +261,26 @@ def tsan(binary, tally):
                                 "rc=%s got %s expected %s\n%s" % (p.returncode, got, expected, p.stderr[-4000:]))
 
 
+def chain(binary, tally):
+    """A chain 100,000 levels deep (deeper than T3L's 17,844) cut by
+    --max-nodes: the literature form recurses once a level, with no stack
+    setting in the environment; milliseconds a run."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_STACKSIZE", "GOMP_STACKSIZE", "KMP_STACKSIZE")}
+    for s in foreign_schedulers(binary):
+        for t in (1, 2):
+            cmd = [binary, "-t", "0", "-b", "1", "-q", "1", "-m", "1", "--max-nodes", "100000", "--threads", str(t),
+                   "--format", "json", "--no-progress", "--scheduler", s, "--scheduler-form", "literature"]
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+            try:
+                rec = json.loads(p.stdout)
+                ok = rec["status"] == "max-nodes" and rec["results"]["depth"] >= 99999
+            except (ValueError, KeyError):
+                ok = False
+            tally.check(p.returncode == 0 and ok, "%s literature, %d threads: a 100,000-deep chain, no stack "
+                        "setting: stops at --max-nodes, no overflow" % (s, t),
+                        "rc=%s out=%r err=%r" % (p.returncode, p.stdout[-300:], p.stderr[-300:]))
+
+
 def deep(binary, tally):
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_STACKSIZE", "GOMP_STACKSIZE", "KMP_STACKSIZE")}
     for s in foreign_schedulers(binary):
@@ -287,6 +307,8 @@ def main():
         tsan(binary, tally)
     elif suite == "deep":
         deep(binary, tally)
+    elif suite == "chain":
+        chain(binary, tally)
     else:
         print("unknown suite " + suite)
         return 2
