@@ -117,7 +117,12 @@ def measure(args, report, tree, cfgs, rng, seen):
         for c in order:
             rec = run(args, c, tree)
             check(rec, tree, seen, "%s %s rep %d" % (tree, c.name, rep + 1))
-            report.note_record(rec, "%s %s" % (tree, c.name))
+            # The JSON's build and machine are the main binary's (uts is
+            # run by it), not a second binary's.
+            if c.binary == next(u for u in cfgs if u.scheduler == "uts").binary:
+                report.note_record(rec, "%s %s" % (tree, c.name))
+            else:
+                report.placements.setdefault("%s %s" % (tree, c.name), rec.get("placement"))
             recs[c.name].append(rec)
             report.runs.append({"tree": tree, "config": c.name, "rep": rep + 1, "round_position": order.index(c),
                                 "seconds": rec["timing"]["seconds"], "nodes_per_sec": rec["timing"]["nodes_per_sec"],
