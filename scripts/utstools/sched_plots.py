@@ -93,7 +93,14 @@ def plot_efficiency(summary, out, machine):
         by_g = sorted({(_f(r["node_cost_ns"]), int(r["granularity"])) for r in tree_rows})
         ax.xaxis.set_major_locator(pc.FixedLocator([c for c, _ in by_g]))
         ax.xaxis.set_minor_locator(pc.NullLocator())
-        ax.set_xticklabels(["%.3g\n-g %d" % (c, g) for c, g in by_g], fontsize=7.5)
+        # Node costs close together on the log axis (-g 1 and 2 cost about
+        # the same where a node is mostly traversal): labels at an angle, and
+        # one too close to the one before it set lower; whole nanoseconds.
+        labels = ["%.0f ns (-g %d)" % (c, g) for c, g in by_g]
+        for i in range(1, len(by_g)):  # a label too close to the one before goes one line lower
+            if by_g[i][0] < 1.4 * by_g[i - 1][0] and not labels[i - 1].startswith("\n"):
+                labels[i] = "\n\n" + labels[i]
+        ax.set_xticklabels(labels, fontsize=7.5, rotation=35, ha="right")
         ax.set_xlabel("node cost: ns per node of uts --sequential at that -g (log scale)")
         ax.set_ylabel("efficiency = speedup vs --sequential / PUs used")
         cores = pc.topology(machine).get("cores")
