@@ -22,6 +22,7 @@
 #include "base/interrupt.hpp"
 #include "base/tick.hpp"
 #include "schedulers/support/large_stack.hpp"
+#include "schedulers/support/task_stack.hpp"
 #include "schedulers/support/task_tally.hpp"
 #include "topology/counters.hpp"
 #include "topology/placement.hpp"
@@ -103,38 +104,6 @@ void literature(Run& run, Node parent) {
 // `grain` nodes its thread generates, it hands the shallow half of its
 // stack (the bottom: the biggest subtrees) to a new task. Tasks are tied:
 // a task stays on the thread whose expander and tally it uses.
-class TaskStack {
- public:
-  struct Pusher {
-    NodeWords* top;
-    void push(const Node& node) { *top++ = NodeWords::pack(node); }
-  };
-  explicit TaskStack(std::vector<NodeWords>&& nodes) : nodes_(std::move(nodes)), size_(nodes_.size()) {}
-  Pusher pusher(std::uint32_t n) {
-    if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 256));
-    return {nodes_.data() + size_};
-  }
-  void commit(const Pusher& p) { size_ = static_cast<std::size_t>(p.top - nodes_.data()); }
-  bool pop(Node& out) {
-    if (size_ == 0) return false;
-    out = nodes_[--size_].unpack();
-    return true;
-  }
-  std::size_t size() const { return size_; }
-  // The bottom `n` nodes, taken out.
-  std::vector<NodeWords> take_bottom(std::size_t n) {
-    std::vector<NodeWords> out(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(n));
-    std::copy(nodes_.begin() + static_cast<std::ptrdiff_t>(n), nodes_.begin() + static_cast<std::ptrdiff_t>(size_),
-              nodes_.begin());
-    size_ -= n;
-    return out;
-  }
-
- private:
-  std::vector<NodeWords> nodes_;
-  std::size_t size_;
-};
-
 void tuned(Run& run, std::vector<NodeWords>* given);
 
 // Never inlined, as spawn_literature and for the same suppression.

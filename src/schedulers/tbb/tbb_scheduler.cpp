@@ -2,10 +2,7 @@
 // in, and the observer that places and arms oneTBB's worker threads.
 #include "schedulers/tbb/tbb_scheduler.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -22,6 +19,8 @@
 #include "base/clock.hpp"
 #include "base/interrupt.hpp"
 #include "base/tick.hpp"
+#include "schedulers/support/large_stack.hpp"
+#include "schedulers/support/task_stack.hpp"
 #include "schedulers/support/task_tally.hpp"
 #include "topology/placement.hpp"
 #include "tree/counts.hpp"
@@ -33,12 +32,10 @@ namespace uts {
 namespace {
 
 // Stack of every thread that runs the traversal: oneTBB's workers (through
-// global_control) and the thread that starts it. The literature form
-// recurses once per tree level, and a wait runs other tasks on top of its
-// own frames; T3L is 17,844 levels deep. Reserved, not touched: only the
-// pages a run reaches are committed (libfork's suite sets 128 MiB; twice
-// that leaves room for the waits' nesting).
-constexpr std::size_t kStackBytes = std::size_t{256} << 20;
+// global_control) and the thread that starts it (on_large_stack): the
+// literature form recurses once per tree level, and a wait runs other tasks
+// on top of its own frames (support/large_stack.hpp says why this size).
+constexpr std::size_t kStackBytes = kLargeStackBytes;
 
 // The run: one TaskTally per arena slot (a slot is held by one thread at a
 // time, and oneTBB's hand-over of a slot orders one holder's writes before
@@ -142,42 +139,8 @@ void literature(Shared& sh, const Node& parent) {
 
 // ---- tuned form ----------------------------------------------------------
 
-// A task's depth-first stack (the sequential baseline's, plus the hand-off
-// of its bottom half).
-class NodeStack {
- public:
-  struct Pusher {
-    NodeWords* top;
-    void push(const Node& node) { *top++ = NodeWords::pack(node); }
-  };
-  explicit NodeStack(std::vector<NodeWords> nodes) : nodes_(std::move(nodes)), size_(nodes_.size()) {}
-  Pusher pusher(std::uint32_t n) {
-    if (nodes_.size() - size_ < n) nodes_.resize(std::max<std::size_t>(2 * nodes_.size(), size_ + n + 4096));
-    return {nodes_.data() + size_};
-  }
-  void commit(const Pusher& p) { size_ = static_cast<std::size_t>(p.top - nodes_.data()); }
-  bool pop(Node& out) {
-    if (size_ == 0) return false;
-    out = nodes_[--size_].unpack();
-    return true;
-  }
-  std::size_t size() const { return size_; }
-  // The bottom half (the oldest nodes, nearest the root: the largest
-  // subtrees on average), removed from this stack.
-  std::vector<NodeWords> take_bottom_half() {
-    const std::size_t half = size_ / 2;
-    std::vector<NodeWords> out(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(half));
-    std::copy(nodes_.begin() + static_cast<std::ptrdiff_t>(half), nodes_.begin() + static_cast<std::ptrdiff_t>(size_),
-              nodes_.begin());
-    size_ -= half;
-    return out;
-  }
-
- private:
-  std::vector<NodeWords> nodes_;
-  std::size_t size_ = 0;
-};
-
+// A task expands its own stack (support/task_stack.hpp) depth-first and
+// hands off the bottom half of it.
 void tuned(Shared& sh, std::vector<NodeWords> start);
 
 // A new task for these nodes. oneTBB keeps the functor const: the nodes go
@@ -194,7 +157,7 @@ void tuned(Shared& sh, std::vector<NodeWords> start) {
     me.cut = true;
     return;
   }
-  NodeStack stack(std::move(start));
+  TaskStack stack(std::move(start));
   std::uint64_t next_hand_off = me.counts.nodes + sh.grain;
   auto keep_going = sh.keep_going(me);
   auto refill = [&](Node& parent) __attribute__((always_inline)) { return stack.pop(parent); };
@@ -220,7 +183,7 @@ void tuned(Shared& sh, std::vector<NodeWords> start) {
         if (stack.size() >= 2) {
           const std::uint64_t t = tick::now();
           me.work_ticks += t - segment;
-          hand_off(sh, me, stack.take_bottom_half());
+          hand_off(sh, me, stack.take_bottom(stack.size() / 2));
           segment = tick::now();
         }
       }
@@ -237,40 +200,6 @@ void tuned(Shared& sh, std::vector<NodeWords> start) {
     case Way::slots_visit_in_kernel: loop(std::integral_constant<Way, Way::slots_visit_in_kernel>{}); break;
   }
   me.work_ticks += tick::now() - segment;
-}
-
-// Runs fn on a new thread with a kStackBytes stack and waits for it: the
-// traversal's first thread recurses as deep as oneTBB's workers do.
-template <class Fn>
-void on_large_stack(Fn& fn) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, kStackBytes);
-  std::exception_ptr error;
-  struct Call {
-    Fn* fn;
-    std::exception_ptr* error;
-  } call{&fn, &error};
-  pthread_t thread;
-  const int rc = pthread_create(
-      &thread, &attr,
-      [](void* p) -> void* {
-        auto* c = static_cast<Call*>(p);
-        try {
-          (*c->fn)();
-        } catch (...) {
-          *c->error = std::current_exception();
-        }
-        return nullptr;
-      },
-      &call);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    fn();  // no thread: on this one's stack
-    return;
-  }
-  pthread_join(thread, nullptr);
-  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace
@@ -332,7 +261,7 @@ RunResult run_tbb(const Tree& tree, const EngineSettings& settings, const StopRu
       interrupt::watch(nullptr);
     });
   };
-  on_large_stack(traverse);
+  on_large_stack(traverse, kStackBytes);
   observer.observe(false);
 
   // oneTBB's workers leave no mark at the run's end: every slot's time is
