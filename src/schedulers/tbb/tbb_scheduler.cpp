@@ -71,7 +71,14 @@ class Observer : public oneapi::tbb::task_scheduler_observer {
 
   void arrive() {
     const int slot = oneapi::tbb::this_task_arena::current_thread_index();
-    placement_.bind_again(slot);
+    // Without a plan (bind none), a thread may run on every PU the process
+    // may use: oneTBB's threads inherit their creator's mask, and under
+    // OMP_PROC_BIND/OMP_PLACES the OpenMP runtime pinned the initial thread
+    // to its first place, which would put every worker on that one place.
+    if (placement_.plan.empty() && placement_.topology && !placement_.usable.empty())
+      bind_calling_thread(*placement_.topology, placement_.usable);
+    else
+      placement_.bind_again(slot);
     interrupt::watch(stop_.watchable());
     const ThreadPlace place = placement_.sample();
     const std::lock_guard<std::mutex> hold(mutex_);
