@@ -307,7 +307,7 @@ int run_main(int argc, char** argv, Voice& voice) {
   // Options of MPI ranks outside mpirun: refused on the command line,
   // recorded as ignored when a file set them.
   if (!launch.under_mpi)
-    for (const char* key : {"rank-chunk", "rank-poll", "rank-steal", "rank-w", "rank-l", "rank-termination"}) {
+    for (const char* key : {"rank-chunk", "rank-poll", "rank-poll-max", "rank-split", "rank-steal", "rank-w", "rank-l", "rank-termination"}) {
       if (cfg.given.count(key)) return voice.usage_error(std::string("--") + key + " applies only to a run under mpirun");
     }
   if (cfg.show_help) {

@@ -77,6 +77,14 @@ const OptionSpec kOptions[] = {
     {"rank-poll", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "expansions between two checks for other ranks' messages while thread 0 works (1 to 1000000, default 256)", "N",
      nullptr, true},
+    {"rank-poll-max", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "the longest interval between two such checks: the interval doubles after a check that finds no other rank "
+     "asking for nodes and falls back to --rank-poll after one that does; equal to --rank-poll, a fixed interval "
+     "(--rank-poll to 16777216, default: --rank-poll)", "M", nullptr, true},
+    {"rank-split", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
+     "what an answer or a push to another rank carries of thread 0's nodes: levels (every other node from the "
+     "shallow end: half of every level, so both ranks keep about half of the work) | shallowest (the shallowest "
+     "half) (default: levels)", "SPLIT", nullptr, true},
     {"rank-steal", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "how a dry rank finds work in other ranks: random (a request to a random rank, again and again) | lifeline "
      "(--rank-w random requests, then a request to each lifeline buddy, then dormant until one pushes work; X10 GLB) "

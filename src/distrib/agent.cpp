@@ -25,7 +25,8 @@ RankAgent::RankAgent(std::unique_ptr<Transport> transport, const EngineSettings&
       stealing_(settings.stealing),
       lifeline_(settings.ranks.steal == RankSteal::lifeline && settings.stealing),
       most_nodes_(settings.ranks.chunk),
-      largest_message_(std::max<std::size_t>(std::size_t{settings.ranks.chunk} * sizeof(Node), 256)) {}
+      largest_message_(std::max<std::size_t>(std::size_t{settings.ranks.chunk} * sizeof(Node), 256)),
+      poll_(settings.ranks.poll, settings.ranks.poll_max) {}
 
 RankStats RankAgent::stats() const {
   RankStats s = steal_.stats();
@@ -59,12 +60,15 @@ void RankAgent::on_done(LinkHost& host) {
   host.finish();
 }
 
-void RankAgent::poll_busy(LinkHost& host) {
+std::uint32_t RankAgent::poll_busy(LinkHost& host) {
   start();
+  const RankStats& s = steal_.stats();
+  const std::uint64_t asked_before = s.requests_received + s.lifeline_requests_received;
   receive_all(host, false);
   if (lifeline_) wake();  // thread 0 works (nodes arrived, or it found work in its own rank)
   steal_.push_to_thieves(host);
   stop_.step(host, running(phase_));
+  return poll_.next(s.requests_received + s.lifeline_requests_received != asked_before);
 }
 
 bool RankAgent::poll_idle(LinkHost& host, bool dry) {

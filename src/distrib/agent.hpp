@@ -25,6 +25,7 @@
 #include "distrib/channel.hpp"
 #include "distrib/closing.hpp"
 #include "distrib/phase.hpp"
+#include "distrib/poll_interval.hpp"
 #include "distrib/rank_steal.hpp"
 #include "distrib/stop_count.hpp"
 #include "distrib/termination.hpp"
@@ -45,7 +46,8 @@ class RankAgent final : public RemoteLink {
   int ranks() const override { return channel_.ranks(); }
   RankStats stats() const override;
 
-  void poll_busy(LinkHost& host) override;
+  // Returns the expansions until the next busy poll (poll_interval.hpp).
+  std::uint32_t poll_busy(LinkHost& host) override;
   bool poll_idle(LinkHost& host, bool dry) override;
   // Only when this rank would send nothing before a message arrives: it
   // waits for an answer or is dormant, has no termination step to take, and
@@ -88,6 +90,7 @@ class RankAgent final : public RemoteLink {
   const bool lifeline_;  // --rank-steal lifeline
   const std::size_t most_nodes_;  // --rank-chunk: the most nodes an answer or push carries
   const std::size_t largest_message_;
+  PollInterval poll_;    // --rank-poll, --rank-poll-max
   AgentPhase phase_ = AgentPhase::starting;
   Clock::time_point dormant_since_;
   double dormant_seconds_ = 0;

@@ -18,8 +18,10 @@ namespace uts {
 class LinkHost {
  public:
   virtual ~LinkHost() = default;
-  // Thread 0 working: move up to `max` of its shallowest nodes into `out`
-  // (appended), half of what it holds and always keeping one; returns how many.
+  // Thread 0 working: move up to `max` of its nodes into `out` (appended),
+  // about half of what it holds and always keeping one: the shallowest half,
+  // or half of every level (--rank-split, engine/rank_give.hpp); returns how
+  // many.
   virtual std::size_t give(std::size_t max, std::vector<Node>& out) = 0;
   // Nodes from another rank into thread 0's deque. When thread 0 is idle it
   // marks itself busy first (idle/termination.hpp's rule for a thief).
@@ -49,8 +51,10 @@ class RemoteLink {
   virtual ~RemoteLink() = default;
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
-  // Thread 0 working: every --rank-poll expansions.
-  virtual void poll_busy(LinkHost& host) = 0;
+  // Thread 0 working, after as many expansions as the previous call
+  // returned (--rank-poll before the first). Returns how many expansions
+  // thread 0 works before the next call (distrib/poll_interval.hpp).
+  virtual std::uint32_t poll_busy(LinkHost& host) = 0;
   // Thread 0 idle. `dry`: its last local round failed (or it has no local
   // victims), so a global steal may go out. true: nodes arrived (take() ran).
   virtual bool poll_idle(LinkHost& host, bool dry) = 0;

@@ -19,6 +19,7 @@
 #include "base/interrupt.hpp"
 #include "base/nap.hpp"
 #include "base/simulated.hpp"
+#include "engine/rank_give.hpp"
 #include "engine/remote_link.hpp"
 #include "engine/stop_flag.hpp"
 #include "engine/time_split.hpp"
@@ -111,7 +112,8 @@ class RankSeat {
  public:
   RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), every_(poll_every) {}
   bool taken() const { return link_ != nullptr; }
-  // After each expansion: true every --rank-poll expansions, when the
+  // After each expansion: true when the agent's interval has passed
+  // (--rank-poll at first, then what its last busy poll returned), when the
   // caller answers other ranks (poll_busy).
   bool due() {
     if (!link_ || ++polls_ < every_) return false;
@@ -120,7 +122,7 @@ class RankSeat {
   }
   // Idle: true when another rank's nodes arrived (take() marked us busy).
   bool idle_poll(LinkHost& host, bool dry) { return link_ && link_->poll_idle(host, dry); }
-  void poll_busy(LinkHost& host) { link_->poll_busy(host); }
+  void poll_busy(LinkHost& host) { every_ = std::max<std::uint32_t>(1, link_->poll_busy(host)); }
   // Idle, the rank's only thread (uts-smpi): wait in MPI for a message when
   // the agent has nothing to do before one (false: it has, or cannot wait).
   bool idle_wait(LinkHost& host) { return link_ && link_->wait_idle(host); }
@@ -205,8 +207,20 @@ class ThreadRun final : public LinkHost {
     if (self_.deque.size() < 2) return 0;
     Node kept;
     if (!self_.deque.pop(kept)) return 0;
-    const std::uint64_t k = std::min<std::uint64_t>(max, (self_.deque.size() + 1) / 2);
-    const std::uint32_t n = self_.deque.give_shallowest(static_cast<std::uint32_t>(k), out);
+    if (sh_.settings.ranks.split == RankSplit::shallowest) {
+      const std::uint64_t k = std::min<std::uint64_t>(max, (self_.deque.size() + 1) / 2);
+      const std::uint32_t n = self_.deque.give_shallowest(static_cast<std::uint32_t>(k), out);
+      self_.deque.push(kept);
+      return n;
+    }
+    // --rank-split levels (rank_give.hpp): every node out, shallowest first,
+    // as a thief would claim them; what stays goes back in the same order,
+    // so the deque's shallow end is shallow again; then the kept node.
+    held_.clear();
+    kept_back_.clear();
+    self_.deque.give_shallowest(self_.deque.size(), held_);
+    const std::size_t n = split_levels(held_, max, out, kept_back_);
+    for (const Node& node : kept_back_) self_.deque.push(node);
     self_.deque.push(kept);
     return n;
   }
@@ -534,6 +548,7 @@ class ThreadRun final : public LinkHost {
   BusyMark busy_;
   VictimSearch victims_;
   std::uint64_t next_poll_ = kPollNodes;  // poll when this thread's count reaches it
+  std::vector<Node> held_, kept_back_;  // give() with --rank-split levels: reused, not reallocated
   std::uint64_t modelled_nodes_ = 0;      // uts-smpi --model-rate: nodes whose cost was simulated
   unsigned polls_ = 0;
   unsigned last_wake_poll_ = 0;

@@ -222,6 +222,8 @@ const Column kRun[] = {
     {nullptr, "engine", "mpi", false, [](V x) -> Cell { return mpi(x); }},
     {nullptr, "engine", "rank_chunk", false, [](V x) { return when(mpi(x), count(x.r.engine.ranks.chunk)); }},
     {nullptr, "engine", "rank_poll", false, [](V x) { return when(mpi(x), count(x.r.engine.ranks.poll)); }},
+    {nullptr, "engine", "rank_poll_max", false, [](V x) { return when(mpi(x), count(x.r.engine.ranks.poll_max)); }},
+    {nullptr, "engine", "rank_split", false, [](V x) { return when(mpi(x), text(to_string(x.r.engine.ranks.split))); }},
     {"global_requests_sent", nullptr, nullptr, false,
      [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.requests_sent)); }},
     {"global_steals", nullptr, nullptr, false, [](V x) { return when(mpi(x) && !seq(x), count(x.ranks.steals)); }},

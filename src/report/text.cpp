@@ -60,8 +60,10 @@ std::string engine_summary(const EngineSettings& e, const ProtocolTraits& protoc
     << (e.threads == 1 ? " thread" : " threads");
   if (e.ranks.under_mpi)
     s << " per rank x " << e.ranks.count << (e.ranks.count == 1 ? " MPI rank" : " MPI ranks") << " = "
-      << e.threads * e.ranks.count << " PEs (answers of at most " << e.ranks.chunk << " nodes, polled every "
-      << e.ranks.poll << " expansions)";
+      << e.threads * e.ranks.count << " PEs (answers of at most " << e.ranks.chunk << " nodes, split "
+      << to_string(e.ranks.split) << ", polled every " << e.ranks.poll;
+  if (e.ranks.under_mpi && e.ranks.poll_max > e.ranks.poll) s << " to " << e.ranks.poll_max;
+  if (e.ranks.under_mpi) s << " expansions)";
   if (e.ranks.model_rate > 0)
     s << ", computation modelled at " << fixed(e.ranks.model_rate / 1e6, 3) << " M nodes/s per rank (--model-rate)";
   if (e.stealing) {

@@ -65,6 +65,7 @@ const char* to_string(VictimOrder v) {
 const char* to_string(InitSpread i) { return i == InitSpread::root ? "root" : "balanced"; }
 const char* to_string(RankSteal s) { return s == RankSteal::random ? "random" : "lifeline"; }
 const char* to_string(RankTermination t) { return t == RankTermination::ring ? "ring" : "tree"; }
+const char* to_string(RankSplit s) { return s == RankSplit::shallowest ? "shallowest" : "levels"; }
 
 std::optional<RankSteal> parse_rank_steal(const std::string& text) {
   if (text == "random") return RankSteal::random;
@@ -74,6 +75,11 @@ std::optional<RankSteal> parse_rank_steal(const std::string& text) {
 std::optional<RankTermination> parse_rank_termination(const std::string& text) {
   if (text == "ring") return RankTermination::ring;
   if (text == "tree") return RankTermination::tree;
+  return std::nullopt;
+}
+std::optional<RankSplit> parse_rank_split(const std::string& text) {
+  if (text == "shallowest") return RankSplit::shallowest;
+  if (text == "levels") return RankSplit::levels;
   return std::nullopt;
 }
 

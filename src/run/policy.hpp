@@ -15,6 +15,10 @@ enum class InitSpread { root, balanced };
 // ranks learn that the job is over.
 enum class RankSteal { random, lifeline };
 enum class RankTermination { ring, tree };
+// What an answer or a push carries (distrib/README.md, "What a steal
+// carries"): the shallowest half of thread 0's nodes, or every other node
+// from the shallow end, which is half of every level.
+enum class RankSplit { shallowest, levels };
 
 struct StealPolicy {
   StealAmount amount = StealAmount::half;
@@ -39,11 +43,13 @@ std::optional<VictimOrder> parse_victim(const std::string& text);
 std::optional<InitSpread> parse_init(const std::string& text);
 std::optional<RankSteal> parse_rank_steal(const std::string& text);
 std::optional<RankTermination> parse_rank_termination(const std::string& text);
+std::optional<RankSplit> parse_rank_split(const std::string& text);
 std::string to_string(const StealPolicy& p);
 const char* to_string(StealAmount a);
 const char* to_string(VictimOrder v);
 const char* to_string(InitSpread i);
 const char* to_string(RankSteal s);
 const char* to_string(RankTermination t);
+const char* to_string(RankSplit s);
 
 }  // namespace uts

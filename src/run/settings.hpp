@@ -40,7 +40,9 @@ struct RankSettings {
   int count = 1;
   int rank = 0;
   std::uint32_t chunk = 1024;  // --rank-chunk
-  std::uint32_t poll = 256;    // --rank-poll
+  RankSplit split = RankSplit::levels;  // --rank-split
+  std::uint32_t poll = 256;    // --rank-poll: the shortest interval between busy polls
+  std::uint32_t poll_max = 0;  // --rank-poll-max: the longest (at most poll: a fixed interval)
   RankSteal steal = RankSteal::lifeline;               // --rank-steal
   std::uint32_t w = 4;                                 // --rank-w: random attempts before the lifelines
   std::uint32_t l = 4;                                 // --rank-l: the lifeline graph's base

@@ -22,8 +22,9 @@ class LoopbackLink final : public RemoteLink {
  public:
   int rank() const override { return 0; }
   int ranks() const override { return 2; }
-  void poll_busy(LinkHost& host) override {
+  std::uint32_t poll_busy(LinkHost& host) override {
     if (held_.empty() && !host.stop_raised()) given_ += host.give(64, held_);
+    return 16;
   }
   bool poll_idle(LinkHost& host, bool) override {
     if (!held_.empty()) {  // the "other rank" answers with the nodes it held
@@ -87,15 +88,18 @@ TEST_CASE("run_parallel: exact for every protocol at 1, 2 and 5 threads") {
   }
 }
 
-TEST_CASE("the rank seam: thread 0 gives its shallowest nodes away and gets them back, exact") {
+TEST_CASE("the rank seam: thread 0 gives nodes away by either split and gets them back, exact") {
   const Tree tree(small_tree());
   const RunResult want = run_sequential(tree, StopRule{});
   for (const ProtocolTraits* p : all_protocols()) {
+    for (const RankSplit split : {RankSplit::levels, RankSplit::shallowest})
     for (int threads : {1, 3}) {
       CAPTURE(std::string(p->name));
+      CAPTURE(to_string(split));
       CAPTURE(threads);
       EngineSettings s = settings_for(*p, threads);
       s.ranks.poll = 16;
+      s.ranks.split = split;
       ProgressBoard board(threads);
       LoopbackLink link;
       const RunResult got = run_parallel(tree, s, StopRule{}, board, &link);
