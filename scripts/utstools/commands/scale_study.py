@@ -336,7 +336,8 @@ def real_rate(a, tree, sequential):
     extra = ["--sequential"] if sequential else ["--threads", "1"]
     rates = []
     for _ in range(a.rate_reps):
-        cmd = [a.uts] + tree_args(a, tree) + ["--max-nodes", str(RATE_NODES), "--format", "json", "--no-progress"] + extra
+        cmd = ([a.uts] + tree_args(a, tree) + ["--max-nodes", str(RATE_NODES), "--format", "json", "--no-progress"]
+               + extra)
         rc, out, err, _, _ = run(cmd)
         rec = json.loads(out) if rc == 0 and out.strip() else None
         if rec is None or rec.get("status") not in ("complete", "max-nodes"):
@@ -605,10 +606,11 @@ def main(argv=None):
     log = Log()
     started = utc_iso()
     t0 = time.time()
+    how = ("timed by SMPI" if a.timed else "modelled (--model-rate, %s)" % (
+        "one real rank's rate here" if a.measure_rate else "--rate" if a.rate else "the table's rates"))
     log("%s: %s; %s; %d simulation%s at once on %d CPUs" % (
-        NAME, "calibration" if a.calibrate else "computation %s" % ("timed by SMPI" if a.timed else "modelled (--model-rate, %s)" % (
-            "one real rank's rate here" if a.measure_rate else "--rate" if a.rate else "the table's rates")),
-        simgrid_version() or "SimGrid ?", a.jobs, "" if a.jobs == 1 else "s", os.cpu_count() or 0))
+        NAME, "calibration" if a.calibrate else "computation " + how, simgrid_version() or "SimGrid ?", a.jobs,
+        "" if a.jobs == 1 else "s", os.cpu_count() or 0))
     if a.calibrate:
         rows, first, extra, cols = calibrate(a, log), None, {}, None
     else:
