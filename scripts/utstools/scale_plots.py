@@ -18,14 +18,14 @@ SOURCES = {"table": "the table of today's fastest core (Zen 5, AVX-512 hashing)"
 
 
 def rates_text(doc):
-    """'T1L 190.0 M nodes/s (source)' per tree, grouped by rate and source;
-    sets before rate sources were recorded measured their rates."""
-    groups = {}
+    """The modelled rates, grouped by source: trees of one rate together
+    ('T1/T1L 190.0'); sets before rate sources were recorded measured theirs."""
+    by_source = {}
     for t, r in (doc.get("model_rates") or {}).items():
         src = (doc.get("rate_sources") or {}).get(t, "measured")
-        groups.setdefault((r, src), []).append(t)
-    return "; ".join("%s %.1f M nodes/s (%s)" % ("/".join(ts), r / 1e6, SOURCES.get(src, src))
-                     for (r, src), ts in groups.items())
+        by_source.setdefault(src, {}).setdefault(r, []).append(t)
+    return "; ".join("%s M nodes/s (%s)" % (", ".join("%s %.1f" % ("/".join(ts), r / 1e6) for r, ts in rates.items()),
+                                            SOURCES.get(src, src)) for src, rates in by_source.items())
 
 
 def _caption_lines(doc, what, baseline=None):
