@@ -60,7 +60,7 @@ def _lines(ax, rows, key, scale=1.0):
 
 def _baseline_label(bdoc, tree=None):
     """What the earlier set was: its date, its own rate (the tree's, or the
-    range over its trees) and that its MPI calls cost nothing."""
+    range over its trees) and whether its MPI calls cost anything."""
     rates = bdoc.get("model_rates") or {}
     if tree in rates:
         rate = "%.1f" % (rates[tree] / 1e6)
@@ -68,7 +68,8 @@ def _baseline_label(bdoc, tree=None):
         rate = "%.1f-%.1f" % (min(rates.values()) / 1e6, max(rates.values()) / 1e6)
     else:
         rate = "?"
-    return "%s set (%s M nodes/s, MPI calls free)" % ((bdoc.get("started") or "earlier")[:10], rate)
+    calls = {None: "", 0.0: ", MPI calls free"}.get(bdoc.get("iprobe_seconds"), ", MPI calls charged")
+    return "%s set (%s M nodes/s%s)" % ((bdoc.get("started") or "earlier")[:10], rate, calls)
 
 
 def _baseline_lines(ax, bdoc, tree, have):
