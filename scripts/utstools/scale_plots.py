@@ -38,7 +38,8 @@ def _caption_lines(doc, what, baseline=None):
     if doc.get("uts_args"):
         comp += "; every run with %s" % " ".join(doc["uts_args"])
     if baseline:
-        comp += "; dashed: %s" % _baseline_label(baseline)
+        comp += "; dashed, pale: the same tree, platform and mode in the %s set, at its own rate (in the legend)" % (
+            (baseline.get("started") or "earlier")[:10])
     return [what, "Simulated with %s on configs/smpi/fat-tree-ib.xml (solid) and ethernet.xml (dash-dot): one "
             "simulated rank per host, 1 thread per rank; %s. n = 1 per point: the simulation is deterministic "
             "(a repeat gives the same figures), so there are no error bars. Simulated ranks, not cores of this "
@@ -72,14 +73,15 @@ def _baseline_label(bdoc, tree=None):
     return "%s set (%s M nodes/s%s)" % ((bdoc.get("started") or "earlier")[:10], rate, calls)
 
 
-def _baseline_lines(ax, bdoc, tree, have):
+def _baseline_lines(ax, bdoc, tree, have, span):
     """The earlier set's curves for this tree, those (platform, mode) pairs
-    this set has too, dashed and pale, one legend entry."""
+    this set has too, within this set's rank counts (span: low, high),
+    dashed and pale, one legend entry each."""
     label = _baseline_label(bdoc, tree)
     drew = False
     for pl, mode in have:
         pts = sorted([p for p in bdoc.get("points") or [] if (p["tree"], p["platform"], p["mode"]) == (tree, pl, mode)
-                      and p["ranks"] > 1 and p.get("efficiency") is not None and p.get("series", "strong") == "strong"],
+                      and max(2, span[0]) <= p["ranks"] <= span[1] and p.get("efficiency") is not None and p.get("series", "strong") == "strong"],
                      key=lambda p: p["ranks"])
         if pts:
             ax.plot([p["ranks"] for p in pts], [p["efficiency"] for p in pts], "--", color=COLORS.get(mode, "k"),
@@ -111,7 +113,8 @@ def draw(rows, doc, out, baseline=None):
         mine = [r for r in rows if r["tree"] == tree]
         _lines(ax, mine, "efficiency")
         if baseline and _baseline_lines(ax, baseline, tree,
-                                        list(dict.fromkeys((r["platform"], r["mode"]) for r in mine))):
+                                        list(dict.fromkeys((r["platform"], r["mode"]) for r in mine)),
+                                        (ranks[0], ranks[-1])):
             drew_baseline = True
         pc.log2_axis(ax, ranks)
         ax.set_ylim(0, 1.08)
