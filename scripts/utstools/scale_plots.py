@@ -80,9 +80,10 @@ def _baseline_lines(ax, bdoc, tree, have, span):
     label = _baseline_label(bdoc, tree)
     drew = False
     for pl, mode in have:
-        pts = sorted([p for p in bdoc.get("points") or [] if (p["tree"], p["platform"], p["mode"]) == (tree, pl, mode)
-                      and max(2, span[0]) <= p["ranks"] <= span[1] and p.get("efficiency") is not None and p.get("series", "strong") == "strong"],
-                     key=lambda p: p["ranks"])
+        pts = sorted([p for p in bdoc.get("points") or []
+                      if (p["tree"], p["platform"], p["mode"]) == (tree, pl, mode)
+                      and max(2, span[0]) <= p["ranks"] <= span[1] and p.get("efficiency") is not None
+                      and p.get("series", "strong") == "strong"], key=lambda p: p["ranks"])
         if pts:
             ax.plot([p["ranks"] for p in pts], [p["efficiency"] for p in pts], "--", color=COLORS.get(mode, "k"),
                     alpha=0.55, marker=MARKERS.get(tree, "o"), mfc="none", ms=3.5, lw=1.0,
