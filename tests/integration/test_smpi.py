@@ -24,10 +24,16 @@ the simulator on a modelled cluster (configs/smpi/).
              figures are a benchmark (scripts/scale-study --calibrate),
              not a test.
 
-  study      scripts/scale-study on T1 at 4 and 16 ranks, two modes: its
-             CSV, JSON and figures; efficiencies in (0, 1.05], every
-             figure of a point filled (a value stuck at zero fails), the
-             privatisation check identical; bad usage exits 2
+  study      scripts/scale-study on T1 at 4 and 16 ranks, two modes, and
+             the weak series' smallest point (W12 at 16 ranks, 66 M nodes,
+             8-15 s of simulation, in each of the two modes): its CSV (the series and rate_source
+             columns), JSON (the table's rates and their source, the extra
+             --uts-args) and four figures; efficiencies in (0, 1.05],
+             every figure of a point filled (a value stuck at zero fails),
+             the privatisation check identical; --rate's two forms parse;
+             bad usage, a bad --rate among it, exits 2 with one line; the
+             weak-tree CSV (configs/smpi/weak-trees.csv) matches uts on
+             W12 (W13 too, about 10 s more, under UTS_TEST_EXTENDED=1)
 
 usage: test_smpi.py UTS_SMPI UTS REFERENCE_CSV PLATFORM_DIR [--part exactness|bad-input|calibration|study|all]
 """
@@ -179,7 +185,43 @@ def part_calibration(smpi, uts, platform, tree, tally, tries=3):
                 "calibration: simulated (modelled) 2-rank time within 25%% of the real one (%.3f)" % (m / r))
 
 
-def part_study(smpi, tally):
+def part_weak_csv(uts, tally):
+    """The committed weak trees are the trees uts builds from their
+    parameters: the study checks every weak point against this CSV."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "configs", "smpi", "weak-trees.csv"), newline="") as f:
+        rows = {r["name"]: r for r in csv.DictReader(x for x in f if not x.startswith("#"))}
+    names = ["W12"] + (["W13"] if os.environ.get("UTS_TEST_EXTENDED") == "1" else [])
+    for name in names:
+        r = rows.get(name)
+        if r is None:
+            tally.check(False, "weak trees: %s in the CSV" % name)
+            continue
+        got = results_of(run_json(uts, r["parameters"].split() + ["--threads", "2", "--no-progress"]))
+        want = (int(r["size"]), int(r["depth"]), int(r["leaves"]), int(r["checksum"], 16))
+        tally.check(got == want, "weak trees: %s in the CSV is the tree uts builds from %s" % (name, r["parameters"]),
+                    "uts %s, CSV %s" % (got, want))
+
+
+def part_rate_option(script, tally):
+    """--rate: one value (190e6, 190M) or TREE=R,...; anything else exits 2 with one line."""
+    sys.path.insert(0, os.path.join(os.path.dirname(script)))
+    from utstools.commands.scale_study import rate_option
+    for text, want in (("190e6", 190e6), ("190M", 190e6), ("190000000", 190e6), ("1.5G", 1.5e9),
+                       ("T1XXL=190M,T3L=230M", {"T1XXL": 190e6, "T3L": 230e6})):
+        try:
+            got = rate_option(text)
+        except Exception as e:  # noqa: BLE001 (any failure is the check's detail)
+            got = e
+        tally.check(got == want, "scale-study: --rate %s parses" % text, "got %r" % (got,))
+    for bad in ("abc", "0", "-5", "nan", "inf", "190X", "T1=", "=190M", "T1=190M,junk"):
+        q = subprocess.run([script, "--rate=" + bad], capture_output=True, text=True, timeout=120)
+        lines = [x for x in q.stderr.splitlines() if x.strip()]
+        tally.check(q.returncode == 2 and len(lines) == 1, "scale-study: --rate %s exits 2 with one line" % bad,
+                    "exit %d: %s" % (q.returncode, lines))
+
+
+def part_study(smpi, uts, tally):
     import shutil
     import tempfile
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -189,9 +231,14 @@ def part_study(smpi, tally):
     try:
         out = os.path.join(tmp, "set")
         # Run by its shebang (/usr/bin/python3, with Debian's matplotlib), as a user would.
+        part_rate_option(script, tally)
+        part_weak_csv(uts, tally)
+        # --uts-args with the default poll interval: passed through and
+        # recorded, the figures the same as without.
         p = subprocess.run([script, "--build", build, "--trees", "T1", "--platforms", "fat-tree-ib",
-                            "--modes", "lifeline/tree,random/ring", "--ranks", "4,16", "--rate-reps", "1", "--jobs",
-                            "2", "--out", out], capture_output=True, text=True, timeout=600)
+                            "--modes", "lifeline/tree,random/ring", "--ranks", "4,16", "--weak", "16",
+                            "--uts-args", "--rank-poll 256", "--jobs", "2", "--out", out],
+                           capture_output=True, text=True, timeout=600)
         tally.check(p.returncode == 0, "scale-study: a small study runs", p.stderr.strip()[-600:])
         if p.returncode != 0:
             return
@@ -199,9 +246,21 @@ def part_study(smpi, tally):
             rows = list(csv.DictReader(f))
         with open(os.path.join(out, "scale-study.json")) as f:
             doc = json.load(f)
-        tally.check(sorted((r["mode"], int(r["ranks"])) for r in rows)
-                    == [("lifeline/tree", 4), ("lifeline/tree", 16), ("random/ring", 4), ("random/ring", 16)],
-                    "scale-study: a row per mode and rank count", str(rows))
+        tally.check(sorted((r["series"], r["tree"], r["mode"], int(r["ranks"])) for r in rows)
+                    == [("strong", "T1", "lifeline/tree", 4), ("strong", "T1", "lifeline/tree", 16),
+                        ("strong", "T1", "random/ring", 4), ("strong", "T1", "random/ring", 16),
+                        ("weak", "W12", "lifeline/tree", 16), ("weak", "W12", "random/ring", 16)],
+                    "scale-study: a row per mode and rank count, and the weak point in each mode", str(rows))
+        with open(os.path.join(out, "scale-study.csv")) as f:
+            header = next(csv.reader(f))
+        tally.check(header[-2:] == ["series", "rate_source"] and all(r["rate_source"] == "table" for r in rows)
+                    and all(int(r["model_rate"]) == 190000000 for r in rows),
+                    "scale-study: series and rate_source appended last; the table's 190 M nodes/s", str(header))
+        tally.check(doc.get("rate_sources") == {"T1": "table", "W12": "table"}
+                    and doc.get("uts_args") == ["--rank-poll", "256"]
+                    and abs((doc.get("t1_model_ratio") or {}).get("T1/fat-tree-ib", 0) - 1) < 0.01,
+                    "scale-study: the JSON records the rate sources, --uts-args, nodes / rate = T(1)",
+                    str({k: doc.get(k) for k in ("rate_sources", "uts_args", "t1_model_ratio")}))
         bad = []
         for r in rows:
             e = float(r["efficiency"])
@@ -211,17 +270,21 @@ def part_study(smpi, tally):
                       "termination_latency_s", "work_share", "wall_s", "maxrss_mb", "model_rate", "efficiency_seq"):
                 if not (r.get(k) not in (None, "") and float(r[k]) > 0):
                     bad.append("%s %s ranks: %s = %r" % (r["mode"], r["ranks"], k, r.get(k)))
-            if int(r["nodes"]) != 4130071:
+            if int(r["nodes"]) != {"T1": 4130071, "W12": 66106929}[r["tree"]]:
                 bad.append("nodes %s" % r["nodes"])
         tally.check(not bad, "scale-study: every figure of every point filled and in range", "; ".join(bad))
         chk = doc.get("privatization_check") or {}
         tally.check(chk.get("same") is True and doc.get("simgrid") and len(doc.get("platform_sha256", {})) == 2,
                     "scale-study: the privatisation check identical; SimGrid version and platform hashes recorded",
                     str(chk))
-        figs = [f for f in ("efficiency.png", "latency.png", "breakdown.png") if os.path.getsize(os.path.join(out, f)) > 0]
-        tally.check(len(figs) == 3, "scale-study: three figures", str(figs))
+        figs = [f for f in ("efficiency.png", "latency.png", "breakdown.png", "weak.png")
+                if os.path.exists(os.path.join(out, f)) and os.path.getsize(os.path.join(out, f)) > 0]
+        tally.check(len(figs) == 4, "scale-study: four figures", str(figs))
         for args, what in ((["--platforms", "bogus"], "an unknown platform"), (["--out", out], "an existing --out"),
-                           (["--calibrate", "--ranks", "4"], "--calibrate with --ranks")):
+                           (["--calibrate", "--ranks", "4"], "--calibrate with --ranks"),
+                           (["--weak", "32"], "a weak point the series lacks"),
+                           (["--rate", "190M", "--measure-rate"], "--rate with --measure-rate"),
+                           (["--trees", "T2"], "a tree without a table rate")):
             q = subprocess.run([script, "--build", build] + args, capture_output=True, text=True,
                                timeout=120)
             lines = [x for x in q.stderr.splitlines() if x.strip()]
@@ -254,7 +317,7 @@ def main():
     if a.part in ("calibration", "all"):
         part_calibration(a.smpi, a.uts, platforms[0], rows["T1L"]["args"].split(), tally)
     if a.part in ("study", "all"):
-        part_study(a.smpi, tally)
+        part_study(a.smpi, a.uts, tally)
     print("%s: %.0f s" % (a.part, time.time() - t0))
     return tally.finish()
 

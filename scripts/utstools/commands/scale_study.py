@@ -2,67 +2,90 @@
 
 Every point is one smpirun of build/uts-smpi (the project's MPI code,
 unchanged) on a committed platform (configs/smpi/), one thread per
-simulated rank, --verify (exact, or the study stops). Computation is
-modelled (uts-smpi --model-rate, docs/smpi.md): each node expanded costs
-1/R seconds of simulated time, R the rate one real rank (uts --threads 1)
-measures for that tree on this machine (its first 400 M nodes at most),
-median of --rate-reps runs. So a
-point's simulated time does not depend on this machine's load, and the
+simulated rank, exact or the study stops (a preset by uts's --verify, a
+weak-scaling tree against configs/smpi/weak-trees.csv: size, depth, leaves,
+checksum). Computation is modelled (uts-smpi --model-rate, docs/smpi.md):
+each node expanded costs 1/R seconds of simulated time. R, by default,
+is the committed table of today's code on the fastest core measured (the
+Zen 5 VM with AVX-512 hashing; docs/smpi.md): the T1 family (T1, T1L,
+T1XL, T1XXL, W12-W16) 190 M nodes/s, T3L 230 M nodes/s; the same figure is
+the sequential baseline of Eseq. --rate R sets it (one value, 190e6 or
+190M, or TREE=R,...; trees not named keep the table's), --measure-rate
+measures one real rank here instead (uts --threads 1, the first 400 M
+nodes, median of --rate-reps; and --sequential for the baseline). The
+JSON records each rate's source (rate_sources: table, option, measured).
+A point's simulated time does not depend on this machine's load, and the
 simulation is deterministic: a repeat gives the same figures to the
 nanosecond (the study checks it once, below), so each point is run once
 (n = 1) and has no error bar. With --timed SMPI times the real computation
 instead (inflated at hundreds of ranks; docs/smpi.md), and figures vary.
 
-Per point it records: simulated time; efficiency against one simulated
-rank, E1 = T(1) / (P T(P)), and against the sequential rate,
-Eseq = (nodes / sequential rate) / (P T(P)); global steals (answers with
-nodes plus lifeline pushes); messages per successful steal; the idle
-fraction (1 - work time / (P T(P)), summed over ranks); the ramp-up (the
-latest first arrival of nodes at a rank, --init root: every rank but 0
-starts empty) and how many ranks never received any; the termination
-latency (last work anywhere to the last rank knowing); where the rank-time
-goes (work, ramp-up = time before a rank's first nodes, drain = time after
-its last work, the rest idle in between); and the simulator's wall time and
-peak memory per point.
+Per point it records: simulated time; efficiency: strong series against
+one simulated rank, E1 = T(1) / (P T(P)); weak series (a tree per rank
+count) (nodes / rate) / (P T(P)), which for a modelled run is T(1) / (P
+T(P)) with T(1) = nodes / rate (the study prints, for each strong tree,
+nodes / rate over its simulated 1-rank T(1): 1.000 when the model holds);
+against the sequential rate, Eseq = (nodes / sequential rate) / (P T(P));
+global steals (answers with nodes plus lifeline pushes); messages per
+successful steal; the idle fraction (1 - work time / (P T(P)), summed over
+ranks); the ramp-up (the latest first arrival of nodes at a rank, --init
+root: every rank but 0 starts empty) and how many ranks never received
+any; the termination latency (last work anywhere to the last rank
+knowing); where the rank-time goes (work, ramp-up = time before a rank's
+first nodes, drain = time after its last work, the rest idle in between);
+and the simulator's wall time and peak memory per point.
 
 Study sets:
-  default  (under an hour on the 2-core development VM, --jobs 2: the
-           random modes, whose message storms cost the simulator 200-700 s
-           a point from 512 ranks on, stop at 256)
-           T1XXL on the fat-tree, lifeline/tree (the default modes), 16-4,096;
-           T1XL on both platforms, lifeline/tree, 16-4,096;
-           T1L on both platforms, lifeline/tree 16-4,096 and the other
-           three modes 16-256;
-           T3L (the deep binomial, depth 17,844) on the fat-tree, lifeline/tree
-           16-1,024 and random/ring 16-256.
+  default  T1XXL on the fat-tree, lifeline/tree (the default modes), 16-4,096
+           (strong); the weak series on the fat-tree, lifeline/tree: T1XXL's
+           family (-t 1 -a 3 -b 4 -r 19) with the depth raised so each rank
+           keeps about 4.1 M nodes, W12 (-d 12) at 16 ranks, W13 at 64, W14
+           at 256, W15 (= T1XXL) at 1,024, W16 at 4,096; T1L on the
+           fat-tree, lifeline/tree, 16-4,096. Ethernet and the random modes:
+           --full or by name.
   --quick  (a few minutes) T1L on the fat-tree, lifeline/tree 16-1,024 and
-           random/ring 16-256.
-  --full   every tree x both platforms x all four modes x 16-4,096 (many hours).
+           random/ring 16-256 (and the weak series if --weak is given).
+  --full   every tree x both platforms x all four modes x 16-4,096, and the
+           weak series (many hours).
 Or name them: --trees, --platforms, --modes, --ranks (then one series per
-combination).
+combination); --weak adds the weak series (--weak 16,64: only those
+points), on --platforms and --modes if given, else the fat-tree,
+lifeline/tree; --weak alone, or with only --platforms/--modes, runs the
+weak series only.
+--uts-args 'ARGS' appends ARGS to every simulated run (e.g. '--rank-poll
+4096'; recorded in the JSON as uts_args).
 
 --calibrate runs the calibration instead: simulated 1, 2
-and 4 ranks (modelled and timed) against real mpirun runs of the same trees
-on this machine (1 thread per rank, --reps repetitions interleaved), the
-ratios of times and of steal and message counts.
+and 4 ranks (modelled at this machine's measured rate, and timed) against
+real mpirun runs of the same trees on this machine (1 thread per rank,
+--reps repetitions interleaved), the ratios of times and of steal and
+message counts.
 
 Output (--out DIR, created; nothing is overwritten): scale-study.txt (what
 was printed), scale-study.csv (one row per point; columns below),
 scale-study.json (points, provenance: command line, uts-smpi's first
 record's build and machine, SimGrid's version, the platform files' SHA-256,
-the rates), the platform files copied, and figures (PNG + SVG):
-efficiency.png (E1 against ranks, log-2 axis, one panel per tree, the
-published anchors drawn in), latency.png (termination latency against
-ranks), breakdown.png (where the rank-time goes, T1XXL or the largest tree).
+the rates and their sources, uts_args, the weak trees' rows), the platform
+files copied, and figures (PNG + SVG): efficiency.png (E1 against ranks,
+log-2 axis, one panel per tree, the published anchors and the goal, 0.90
+at 1,024 and 0.80 at 4,096 ranks, drawn in; dashed, the same tree,
+platform and mode curves of --baseline DIR, default
+results/2026-11-24-smpi-scale, at that set's own rates; --baseline none
+for none), weak.png (the weak series' efficiency, a 0.9 line),
+latency.png (termination latency against ranks), breakdown.png (where
+the rank-time goes, per tree of a strong series).
 
 CSV columns: tree, platform, mode, ranks, nodes, sim_seconds, t1_seconds,
 seq_rate, model_rate, efficiency, efficiency_seq, global_steals,
 messages_per_steal, idle_fraction, ramp_up_s, unfed_ranks,
 termination_latency_s, work_share, ramp_share, drain_share, between_share,
-wall_s, maxrss_mb.
+wall_s, maxrss_mb, series (strong or weak), rate_source (table, option or
+measured; empty when timed). t1_seconds of a weak row is nodes / rate.
 
 usage: scripts/scale-study [--quick | --full] [--trees T1L,...] [--platforms fat-tree-ib,ethernet]
-                           [--modes lifeline/tree,...] [--ranks 16,...,4096] [--jobs 2] [--timed]
+                           [--modes lifeline/tree,...] [--ranks 16,...,4096] [--weak [16,...,4096]]
+                           [--rate R | --rate TREE=R,... | --measure-rate [--rate-reps 3]]
+                           [--uts-args 'ARGS'] [--baseline DIR|none] [--jobs 2] [--timed]
                            [--calibrate [--reps 3]] [--build build] [--out DIR]
 """
 import argparse
@@ -70,6 +93,8 @@ import concurrent.futures
 import csv
 import json
 import os
+import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -95,10 +120,31 @@ SHARED = ["--cfg=smpi/privatization:no"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 ENV.pop("OMP_NUM_THREADS", None)
 MPIRUN = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "self,vader"]
+# New columns go at the end, so readers of older sets index them alike.
 COLUMNS = ["tree", "platform", "mode", "ranks", "nodes", "sim_seconds", "t1_seconds", "seq_rate", "model_rate",
            "efficiency", "efficiency_seq", "global_steals", "messages_per_steal", "idle_fraction", "ramp_up_s",
            "unfed_ranks", "termination_latency_s", "work_share", "ramp_share", "drain_share", "between_share",
-           "wall_s", "maxrss_mb"]
+           "wall_s", "maxrss_mb", "series", "rate_source"]
+# The default modelled rate (nodes/s of one rank), so the model describes
+# today's code on the fastest core measured rather than whatever machine
+# runs the simulator: the Zen 5 development VM with AVX-512 hashing,
+# results/benchmarks/2026-11-28-visit-in-kernel.md (T1L: 176.3 M nodes/s
+# on 1 thread, 178.7 with --sequential; T3L: 220.6 and 227.1). Rounded up,
+# so the model is never kinder to the MPI layer than that core: a faster
+# rank makes each message relatively dearer. The T1 family's trees
+# (geometric, b0 4) hash at T1L's rate, the weak-scaling trees included.
+# The same figure is the sequential baseline of Eseq.
+T1_RATE, T3_RATE = 190e6, 230e6
+RATE_TABLE = {"T1": T1_RATE, "T1L": T1_RATE, "T1XL": T1_RATE, "T1XXL": T1_RATE, "T3L": T3_RATE}
+# The weak-scaling series: T1XXL's family (geometric, b0 4, seed 19) with
+# the depth raised by one for each factor of 4 in ranks, so each rank keeps
+# about T1XXL's 4.1 M nodes of 1,024 ranks. Sizes, leaves and checksums
+# computed once with build/uts (configs/smpi/weak-trees.csv); every point is
+# checked against them, since uts --verify knows only the presets.
+WEAK_CSV = os.path.join(ROOT, "configs", "smpi", "weak-trees.csv")
+WEAK = {16: "W12", 64: "W13", 256: "W14", 1024: "W15", 4096: "W16"}
+RATE_TABLE.update({w: T1_RATE for w in WEAK.values()})
+BASELINE = os.path.join(ROOT, "results", "2026-11-24-smpi-scale")
 
 
 def fail(msg, code=1):
@@ -114,6 +160,50 @@ def names(text, allowed=None, what="name"):
         if allowed and x not in allowed:
             raise argparse.ArgumentTypeError("%r is not one of %s" % (x, ", ".join(allowed)))
     return out
+
+
+def one_rate(text):
+    """A rate in nodes/s: 190e6, 190000000, 190M (k, M, G suffixes)."""
+    t = text.strip()
+    mult = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}.get(t[-1:], 1.0)
+    try:
+        v = float(t[:-1] if mult != 1.0 else t) * mult
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a rate in nodes/s (190e6, 190M)" % text)
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError("%r: a rate is positive and finite" % text)
+    return v
+
+
+def rate_option(text):
+    """--rate: one rate for every tree (a float), or TREE=RATE,... (a dict)."""
+    if "=" not in text:
+        return one_rate(text)
+    out = {}
+    for part in text.split(","):
+        tree, sep, val = part.partition("=")
+        if not sep or not tree.strip():
+            raise argparse.ArgumentTypeError("%r is not TREE=RATE" % part)
+        out[tree.strip()] = one_rate(val)
+    return out
+
+
+def weak_option(text):
+    """--weak [RANKS]: the weak series, all its points or those rank counts."""
+    got = rank_list(text)
+    bad = [p for p in got if p not in WEAK]
+    if bad:
+        raise argparse.ArgumentTypeError("the weak series has %s ranks only" % ", ".join(map(str, WEAK)))
+    return got
+
+
+def weak_trees():
+    """name -> CSV row (parameters, size, depth, leaves, checksum)."""
+    try:
+        with open(WEAK_CSV, newline="") as f:  # its opening lines (#) say what it is
+            return {r["name"]: r for r in csv.DictReader(x for x in f if not x.startswith("#"))}
+    except OSError as e:
+        fail("%s: %s" % (WEAK_CSV, e), 2)
 
 
 def rank_list(text):
@@ -142,7 +232,9 @@ def run(cmd, env=None):
     return p.returncode, "".join(out), "".join(err), time.time() - t0, usage.ru_maxrss / 1024.0
 
 
-def record(cmd, what, env=None):
+def record(cmd, what, env=None, expect=None):
+    """Run one point; its JSON record. Exact or the study stops: a preset by
+    uts's --verify, a tree by parameters against expect (its CSV row)."""
     rc, out, err, wall, rss = run(cmd, env=env)
     if rc != 0:
         fail("%s exited %d: %s" % (" ".join(cmd), rc, " ".join(err.strip().splitlines()[-3:])[-400:]))
@@ -150,20 +242,38 @@ def record(cmd, what, env=None):
         rec = json.loads(out)
     except ValueError:
         fail("%s printed no JSON record" % " ".join(cmd))
+    if expect is not None and rec.get("status") == "complete":
+        res = rec.get("results") or {}
+        got = {"size": res.get("size"), "depth": res.get("depth"), "leaves": res.get("leaves"),
+               "checksum": res.get("checksum")}
+        want = {"size": int(expect["size"]), "depth": int(expect["depth"]), "leaves": int(expect["leaves"]),
+                "checksum": expect["checksum"]}
+        if got != want:
+            fail("%s (%s): not the tree of %s (got %s, want %s)" % (" ".join(cmd), what, WEAK_CSV, got, want))
+        return rec, wall, rss
     if rec.get("verified") is not True or rec.get("status") != "complete":
         fail("%s (%s): not exact (verified %s, status %s)" % (" ".join(cmd), what, rec.get("verified"),
                                                              rec.get("status")))
     return rec, wall, rss
 
 
+def tree_args(a, tree):
+    """A preset by name (uts-smpi verifies it), a weak tree by its parameters
+    (the study checks it against the CSV: record())."""
+    if tree in a.weak_rows:
+        return a.weak_rows[tree]["parameters"].split()
+    return ["--preset", tree]
+
+
 def smpi_cmd(a, platform, ranks, tree, mode, rate):
     steal, term = mode.split("/")
     cfg = SHARED + ([] if a.timed else MODELLED)
-    args = ["--preset", tree, "--verify", "--format", "json"]
+    args = tree_args(a, tree) + ([] if tree in a.weak_rows else ["--verify"]) + ["--format", "json"]
     if ranks > 1:
         args += ["--rank-steal", steal, "--rank-termination", term]
     if not a.timed:
         args += ["--model-rate", str(int(rate))]
+    args += a.uts_args_list  # after the study's own, so the user's win where uts takes the last
     return (["smpirun", "-np", str(ranks), "-platform", os.path.join(ROOT, "configs", "smpi", platform + ".xml")]
             + cfg + [a.smpi] + args)
 
@@ -195,21 +305,29 @@ def measures(rec, p, t1, seq_rate):
 
 
 def series_of(a):
-    if a.trees or a.platforms or a.modes or a.ranks:
-        trees = a.trees or ["T1L"]
-        return [(t, pl, m, a.ranks or list(RANKS)) for t in trees for pl in (a.platforms or list(PLATFORMS))
-                for m in (a.modes or ["lifeline/tree"])]
+    """(tree, platform, mode, ranks, "strong"|"weak"): strong series keep one
+    tree; the weak series is a tree per rank count (WEAK), one point each."""
+    weak_ranks = list(WEAK) if a.weak == "all" else (a.weak or [])
+    if a.trees or a.platforms or a.modes or a.ranks or (a.weak and not (a.quick or a.full)):
+        s = []
+        if a.trees or a.ranks or not a.weak:
+            s = [(t, pl, m, a.ranks or list(RANKS), "strong") for t in (a.trees or ["T1L"])
+                 for pl in (a.platforms or list(PLATFORMS)) for m in (a.modes or ["lifeline/tree"])]
+        return s + [(WEAK[p], pl, m, [p], "weak") for pl in (a.platforms or ["fat-tree-ib"])
+                    for m in (a.modes or ["lifeline/tree"]) for p in weak_ranks]
+    weak = [(WEAK[p], "fat-tree-ib", "lifeline/tree", [p], "weak") for p in (weak_ranks or list(WEAK))]
     if a.quick:
-        return [("T1L", "fat-tree-ib", "lifeline/tree", [16, 64, 256, 1024]),
-                ("T1L", "fat-tree-ib", "random/ring", [16, 64, 256])]
+        return ([("T1L", "fat-tree-ib", "lifeline/tree", [16, 64, 256, 1024], "strong"),
+                 ("T1L", "fat-tree-ib", "random/ring", [16, 64, 256], "strong")]
+                + [w for w in weak if a.weak])
     if a.full:
-        return [(t, pl, m, list(RANKS)) for t in ("T1L", "T3L", "T1XL", "T1XXL") for pl in PLATFORMS for m in MODES]
-    s = [("T1XXL", "fat-tree-ib", "lifeline/tree", list(RANKS))]
-    s += [("T1XL", pl, "lifeline/tree", list(RANKS)) for pl in PLATFORMS]
-    s += [("T1L", pl, m, list(RANKS) if m == "lifeline/tree" else list(RANKS[:5])) for pl in PLATFORMS for m in MODES]
-    s += [("T3L", "fat-tree-ib", m, list(RANKS[:7] if m == "lifeline/tree" else RANKS[:5]))
-          for m in ("lifeline/tree", "random/ring")]
-    return s
+        return [(t, pl, m, list(RANKS), "strong") for t in ("T1L", "T3L", "T1XL", "T1XXL") for pl in PLATFORMS
+                for m in MODES] + weak
+    # The default: the goal's tree and the weak series on the fat-tree with
+    # the default modes, and T1L (the small tree, where the layer's costs
+    # show first). Ethernet and the random modes: --full or by name.
+    return ([("T1XXL", "fat-tree-ib", "lifeline/tree", list(RANKS), "strong")] + weak
+            + [("T1L", "fat-tree-ib", "lifeline/tree", list(RANKS), "strong")])
 
 
 def real_rate(a, tree, sequential):
@@ -219,7 +337,8 @@ def real_rate(a, tree, sequential):
     extra = ["--sequential"] if sequential else ["--threads", "1"]
     rates = []
     for _ in range(a.rate_reps):
-        cmd = [a.uts, "--preset", tree, "--max-nodes", str(RATE_NODES), "--format", "json", "--no-progress"] + extra
+        cmd = ([a.uts] + tree_args(a, tree) + ["--max-nodes", str(RATE_NODES), "--format", "json", "--no-progress"]
+               + extra)
         rc, out, err, _, _ = run(cmd)
         rec = json.loads(out) if rc == 0 and out.strip() else None
         if rec is None or rec.get("status") not in ("complete", "max-nodes"):
@@ -248,38 +367,81 @@ class Log:
             self.lines.extend(str(text).split("\n"))
 
 
+def rates_of(a, trees, log):
+    """Per tree: (model rate, sequential rate, source). --measure-rate: one
+    real rank here (median of --rate-reps); --rate: the option's; otherwise
+    RATE_TABLE. Without --measure-rate the sequential rate is the same
+    figure (the table's core, T1L: 176.3 threaded against 178.7 sequential,
+    is within the rounding)."""
+    out = {}
+    for t in trees:
+        given = a.rate if isinstance(a.rate, float) else (a.rate or {}).get(t)
+        if a.measure_rate:
+            r, raw = real_rate(a, t, False)
+            q, raw_seq = real_rate(a, t, True)
+            out[t] = (r, q, "measured")
+            log("%s: one real rank here (uts --threads 1) %.2f M nodes/s (median of %d: %s); sequential baseline "
+                "%.2f M nodes/s (median of %d: %s)" % (t, r / 1e6, len(raw), ", ".join("%.2f" % (x / 1e6) for x in raw),
+                                                     q / 1e6, len(raw_seq),
+                                                     ", ".join("%.2f" % (x / 1e6) for x in raw_seq)))
+            continue
+        if given is not None:
+            out[t] = (given, given, "option")
+        elif t in RATE_TABLE:
+            out[t] = (RATE_TABLE[t], RATE_TABLE[t], "table")
+        else:
+            fail("no table rate for %s: give --rate %s=R or --measure-rate" % (t, t), 2)
+        log("%s: modelled rate %.1f M nodes/s (%s), also the sequential baseline" % (
+            t, out[t][0] / 1e6, "--rate" if out[t][2] == "option" else "the table of today's fastest core"))
+    return out
+
+
 def study(a, log):
     series = series_of(a)
-    trees = sorted({s[0] for s in series}, key=lambda t: [s[0] for s in series].index(t))
-    rates, seq = {}, {}
+    if not series:
+        fail("no point to run (--weak with rank counts outside %s?)" % ", ".join(map(str, WEAK)), 2)
+    trees = list(dict.fromkeys(s[0] for s in series))
+    kind = {s[0]: s[4] for s in series}
+    got = rates_of(a, trees, log)
+    rates = {t: v[0] for t, v in got.items()}
+    seq = {t: v[1] for t, v in got.items()}
+    source = {t: v[2] for t, v in got.items()}
+    # T(1) per strong tree and platform: one simulated rank (no agent; the
+    # network is not used). The weak series has no T(1) of its own (a tree
+    # per rank count): its T(1) is nodes / rate, which is what a modelled
+    # rank takes; the ratio printed here checks that on the strong trees.
+    t1, t1_ratio = {}, {}
     for t in trees:
-        rates[t], raw = real_rate(a, t, False)
-        seq[t], raw_seq = real_rate(a, t, True)
-        log("%s: one real rank (uts --threads 1) %.2f M nodes/s (median of %d: %s); sequential baseline %.2f M "
-            "nodes/s (median of %d: %s)" % (t, rates[t] / 1e6, len(raw), ", ".join("%.2f" % (r / 1e6) for r in raw),
-                                            seq[t] / 1e6, len(raw_seq), ", ".join("%.2f" % (r / 1e6) for r in raw_seq)))
-    # T(1) per tree and platform: one simulated rank (no agent; the network is not used).
-    t1 = {}
-    for t in trees:
+        if kind[t] != "strong":
+            continue
         for pl in sorted({s[1] for s in series if s[0] == t}):
-            rec, wall, _ = record(smpi_cmd(a, pl, 1, t, "lifeline/tree", rates[t]), "%s 1 rank" % t)
+            rec, wall, _ = record(smpi_cmd(a, pl, 1, t, "lifeline/tree", rates[t]), "%s 1 rank" % t,
+                                  expect=a.weak_rows.get(t))
             t1[(t, pl)] = rec["timing"]["seconds"]
-            log("%s on %s, 1 simulated rank: %.4f s simulated (%.1f s real)" % (t, pl, t1[(t, pl)], wall))
-    points = [(t, pl, m, p) for t, pl, m, rs in series for p in rs]
+            msg = ""
+            if not a.timed:
+                t1_ratio["%s/%s" % (t, pl)] = (rec["results"]["size"] / rates[t]) / t1[(t, pl)]
+                msg = "; nodes / rate = %.4f s, %.5f of it" % (rec["results"]["size"] / rates[t],
+                                                                 t1_ratio["%s/%s" % (t, pl)])
+            log("%s on %s, 1 simulated rank: %.4f s simulated (%.1f s real)%s" % (t, pl, t1[(t, pl)], wall, msg))
+    points = [(t, pl, m, p, k) for t, pl, m, rs, k in series for p in rs]
     # Largest first, so the long points do not end the study alone.
-    points.sort(key=lambda x: (-x[3] * ({"T1XXL": 40, "T1XL": 16}.get(x[0], 1)), x))
+    points.sort(key=lambda x: (-x[3] * ({"T1XXL": 40, "T1XL": 16, "W16": 160, "W15": 40, "W14": 10, "W13": 3}
+                                        .get(x[0], 1)), x))
     rows = []
 
     def one(pt):
-        t, pl, m, p = pt
+        t, pl, m, p, k = pt
         cmd = smpi_cmd(a, pl, p, t, m, rates[t])
-        rec, wall, rss = record(cmd, "%s %d" % (t, p))
+        rec, wall, rss = record(cmd, "%s %d" % (t, p), expect=a.weak_rows.get(t))
         row = {"tree": t, "platform": pl, "mode": m, "ranks": p, "model_rate": None if a.timed else int(rates[t]),
-               "wall_s": wall, "maxrss_mb": rss}
-        row.update(measures(rec, p, t1[(t, pl)], seq[t]))
-        log("  %-6s %-11s %-13s %5d ranks: %.5f s simulated, E1 %.3f, Eseq %.3f, steals %d, msgs/steal %s, idle "
+               "wall_s": wall, "maxrss_mb": rss, "series": k, "rate_source": None if a.timed else source[t]}
+        base = t1.get((t, pl)) if k == "strong" else rec["results"]["size"] / rates[t]
+        row.update(measures(rec, p, base, seq[t]))
+        log("  %-6s %-11s %-13s %5d ranks: %.5f s simulated, E%s %.3f, Eseq %.3f, steals %d, msgs/steal %s, idle "
             "%.1f%%, ramp-up %s ms, latency %s ms (%.0f s real)" % (
-                t, pl, m, p, row["sim_seconds"], row["efficiency"], row["efficiency_seq"], row["global_steals"],
+                t, pl, m, p, row["sim_seconds"], "1" if k == "strong" else "weak", row["efficiency"],
+                row["efficiency_seq"], row["global_steals"],
                 "-" if row["messages_per_steal"] is None else "%.2f" % row["messages_per_steal"],
                 100 * row["idle_fraction"], "-" if row["ramp_up_s"] is None else "%.3f" % (1e3 * row["ramp_up_s"]),
                 "-" if row["termination_latency_s"] is None else "%.3f" % (1e3 * row["termination_latency_s"]), wall))
@@ -290,15 +452,16 @@ def study(a, log):
         for row, rec in ex.map(one, points):
             rows.append(row)
             first_rec = first_rec or rec
-    # Determinism and privatisation: the first series' 256-rank point (or its
-    # largest under 256) again, with dlopen privatisation.
+    # Determinism and privatisation: the first strong series' 256-rank point
+    # (or its largest under 256) again, with dlopen privatisation.
     check = None
-    t, pl, m, rs = series[0]
-    small = [p for p in rs if 1 < p <= 256]
+    strong = [x for x in series if x[4] == "strong"]
+    small = [p for p in strong[0][3] if 1 < p <= 256] if strong else []
     if small and not a.timed:
+        t, pl, m, _, _ = strong[0]
         p = max(small)
         cmd = [x for x in smpi_cmd(a, pl, p, t, m, rates[t]) if x not in SHARED]
-        rec, wall, _ = record(cmd, "check")
+        rec, wall, _ = record(cmd, "check", expect=a.weak_rows.get(t))
         mine = next(r for r in rows if (r["tree"], r["platform"], r["mode"], r["ranks"]) == (t, pl, m, p))
         got = measures(rec, p, t1[(t, pl)], seq[t])
         same = all(got[k] == mine[k] for k in ("sim_seconds", "global_steals", "termination_latency_s", "ramp_up_s"))
@@ -308,10 +471,15 @@ def study(a, log):
                "identical" if same else "DIFFERENT"))
         if not same:
             fail("a point differs with privatisation: globals are shared between simulated ranks (a bug)")
-    rows.sort(key=lambda r: (trees.index(r["tree"]), PLATFORMS.index(r["platform"]) if r["platform"] in PLATFORMS
-                             else 9, MODES.index(r["mode"]), r["ranks"]))
-    return rows, first_rec, {"model_rates": rates, "sequential_rates": seq,
-                             "t1_seconds": {"%s/%s" % k: v for k, v in t1.items()}, "privatization_check": check}
+    rows.sort(key=lambda r: (r["series"] != "strong", trees.index(r["tree"]) if r["series"] == "strong" else 0,
+                             PLATFORMS.index(r["platform"]) if r["platform"] in PLATFORMS else 9,
+                             MODES.index(r["mode"]), r["ranks"]))
+    return rows, first_rec, {"model_rates": rates, "sequential_rates": seq, "rate_sources": source,
+                             "rate_table": RATE_TABLE if "table" in source.values() else None,
+                             "t1_seconds": {"%s/%s" % k: v for k, v in t1.items()},
+                             "t1_model_ratio": t1_ratio, "weak_trees": {t: a.weak_rows[t] for t in trees
+                                                                        if t in a.weak_rows},
+                             "privatization_check": check}
 
 
 def calibrate(a, log):
@@ -359,6 +527,25 @@ def calibrate(a, log):
     return rows
 
 
+def baseline_doc(a):
+    """The earlier set's JSON, or None (--baseline none, or unreadable: the
+    figures then have no baseline curve, said on stderr)."""
+    if a.baseline == "none":
+        return None
+    try:
+        with open(os.path.join(a.baseline, NAME + ".json")) as f:
+            doc = json.load(f)
+        # Whether that set's MPI calls cost anything: its own copy of the
+        # fat-tree platform says (the label of its curves names it).
+        with open(os.path.join(a.baseline, "platforms", "fat-tree-ib.xml")) as f:
+            m = re.search(r'id="smpi/iprobe" value="([^"]+)"', f.read())
+        doc["iprobe_seconds"] = float(m.group(1)) if m else None
+        return doc
+    except (OSError, ValueError) as e:
+        print("%s: --baseline %s unreadable (%s): no baseline drawn" % (NAME, a.baseline, e), file=sys.stderr)
+        return None
+
+
 def main(argv=None):
     ap = common.doc_parser(NAME, __doc__)
     g = ap.add_mutually_exclusive_group()
@@ -366,17 +553,36 @@ def main(argv=None):
     g.add_argument("--full", action="store_true", help="every tree, platform, mode and rank count (hours)")
     g.add_argument("--calibrate", action="store_true", help="1, 2, 4 simulated ranks against real mpirun runs")
     g.add_argument("--replot", metavar="DIR", help="redraw the figures of the study in DIR from its scale-study.json")
-    ap.add_argument("--trees", type=lambda s: names(s, what="tree"), help="presets, comma-separated")
+    ap.add_argument("--trees", type=lambda s: names(s, what="tree"),
+                    help="presets or weak trees (W12-W16), comma-separated")
     ap.add_argument("--platforms", type=lambda s: names(s, PLATFORMS, "platform"), help="fat-tree-ib, ethernet")
     ap.add_argument("--modes", type=lambda s: names(s, MODES, "mode"), help="STEAL/TERMINATION pairs")
     ap.add_argument("--ranks", type=rank_list, help="rank counts (default 16,32,...,4096)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="simulations at once (default: CPUs)")
     ap.add_argument("--timed", action="store_true", help="SMPI times the real computation (not modelled)")
+    r = ap.add_mutually_exclusive_group()
+    r.add_argument("--rate", type=rate_option, metavar="R|TREE=R,...",
+                   help="modelled nodes/s: one for every tree (190e6, 190M) or per tree (T1XXL=190M,T3L=230M; "
+                        "trees not named keep the table's); default: the table (T1 family 190M, T3L 230M)")
+    r.add_argument("--measure-rate", action="store_true",
+                   help="measure one real rank here instead (median of --rate-reps)")
     ap.add_argument("--rate-reps", type=int, default=3, help="runs measuring each tree's real rate (default 3)")
+    ap.add_argument("--weak", nargs="?", const="all", type=weak_option, metavar="RANKS",
+                    help="the weak series (W12 at 16 ranks ... W16 at 4,096), or only its points at RANKS")
+    ap.add_argument("--uts-args", default="", metavar="'ARGS'",
+                    help="extra uts-smpi arguments appended to every simulated run (e.g. '--rank-poll 4096')")
+    ap.add_argument("--baseline", default=BASELINE, metavar="DIR",
+                    help="an earlier set drawn dashed beside this one (default results/2026-11-24-smpi-scale; "
+                         "'none': no baseline)")
     ap.add_argument("--reps", type=int, default=3, help="--calibrate: repetitions (default 3)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--out", metavar="DIR", help="write the result set into DIR (created; never overwritten)")
     a = ap.parse_args(argv)
+    try:
+        a.uts_args_list = shlex.split(a.uts_args)
+    except ValueError as e:
+        ap.error("--uts-args: %s" % e)
+    a.weak_rows = weak_trees() if os.path.exists(WEAK_CSV) else {}
     figure_formats.formats(NAME)  # a bad UTS_FIGURE_FORMATS: exit 2 before any run
     if a.replot:
         from utstools import scale_plots
@@ -385,13 +591,17 @@ def main(argv=None):
                 doc = json.load(f)
         except (OSError, ValueError) as e:
             fail("--replot %s: no readable %s.json (%s)" % (a.replot, NAME, e), 2)
-        for path in scale_plots.draw(doc["points"], doc, a.replot):
+        for path in scale_plots.draw(doc["points"], doc, a.replot, baseline_doc(a)):
             print("%s: wrote %s" % (NAME, path), file=sys.stderr)
         return 0
     if a.jobs < 1 or a.rate_reps < 1 or a.reps < 1:
         ap.error("--jobs, --rate-reps and --reps are at least 1")
-    if a.calibrate and (a.platforms or a.modes or a.ranks or a.timed):
+    if a.calibrate and (a.platforms or a.modes or a.ranks or a.timed or a.weak or a.rate or a.uts_args):
         ap.error("--calibrate takes only --trees and --reps")
+    if a.calibrate:
+        a.measure_rate = True  # the calibration compares with real runs here, at this machine's rate
+    if a.baseline != "none" and not os.path.exists(os.path.join(a.baseline, NAME + ".json")):
+        ap.error("--baseline %s: no %s.json there" % (a.baseline, NAME))
     a.smpi, a.uts = os.path.join(a.build, "uts-smpi"), os.path.join(a.build, "uts")
     for b in (a.smpi, a.uts):
         if not os.access(b, os.X_OK):
@@ -405,10 +615,11 @@ def main(argv=None):
     log = Log()
     started = utc_iso()
     t0 = time.time()
+    how = ("timed by SMPI" if a.timed else "modelled (--model-rate, %s)" % (
+        "one real rank's rate here" if a.measure_rate else "--rate" if a.rate else "the table's rates"))
     log("%s: %s; %s; %d simulation%s at once on %d CPUs" % (
-        NAME, "calibration" if a.calibrate else "computation %s" % ("timed by SMPI" if a.timed else "modelled "
-                                                                   "(--model-rate, one real rank's rate)"),
-        simgrid_version() or "SimGrid ?", a.jobs, "" if a.jobs == 1 else "s", os.cpu_count() or 0))
+        NAME, "calibration" if a.calibrate else "computation " + how, simgrid_version() or "SimGrid ?", a.jobs,
+        "" if a.jobs == 1 else "s", os.cpu_count() or 0))
     if a.calibrate:
         rows, first, extra, cols = calibrate(a, log), None, {}, None
     else:
@@ -436,7 +647,8 @@ def main(argv=None):
            "finished": utc_iso(),
            "wall_seconds": time.time() - t0, "simgrid": simgrid_version(), "platform_sha256": plats,
            "computation": "timed" if a.timed else "modelled", "privatization": "no (checked: see privatization_check)",
-           "uts_smpi": a.smpi, "build": (first or {}).get("build"), "machine": (first or {}).get("machine"),
+           "uts_smpi": a.smpi, "uts_args": a.uts_args_list, "baseline": None if a.baseline == "none" else a.baseline,
+           "build": (first or {}).get("build"), "machine": (first or {}).get("machine"),
            "points": rows}
     doc.update(extra)
     with open(os.path.join(a.out, name + ".json"), "w") as f:
@@ -444,7 +656,7 @@ def main(argv=None):
         f.write("\n")
     if not a.calibrate:
         from utstools import scale_plots
-        for path in scale_plots.draw(rows, doc, a.out):
+        for path in scale_plots.draw(rows, doc, a.out, baseline_doc(a)):
             print("%s: wrote %s" % (NAME, path), file=sys.stderr)
     print("%s: wrote %s/%s.{txt,csv,json}" % (NAME, a.out, name), file=sys.stderr)
     return 0
