@@ -110,19 +110,20 @@ struct Shared {
 // every thread of a single-process run, has an empty seat.
 class RankSeat {
  public:
-  RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), every_(poll_every) {}
+  RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), next_(poll_every) {}
   bool taken() const { return link_ != nullptr; }
-  // After each expansion: true when the agent's interval has passed
-  // (--rank-poll at first, then what its last busy poll returned), when the
-  // caller answers other ranks (poll_busy).
-  bool due() {
-    if (!link_ || ++polls_ < every_) return false;
-    polls_ = 0;
-    return true;
-  }
+  // After each step of the loop, `nodes` the thread's count so far: true
+  // once the agent's interval has passed (--rank-poll expansions at first,
+  // then what its last busy poll returned), when the caller answers other
+  // ranks (poll_busy). Counted in nodes, not steps: a step of the batched
+  // expander expands a whole batch, refilled from the deque as it hashes
+  // (tree/expansion.hpp), so steps would stretch the interval by the batch.
+  bool due(std::uint64_t nodes) const { return link_ && nodes >= next_; }
   // Idle: true when another rank's nodes arrived (take() marked us busy).
   bool idle_poll(LinkHost& host, bool dry) { return link_ && link_->poll_idle(host, dry); }
-  void poll_busy(LinkHost& host) { every_ = std::max<std::uint32_t>(1, link_->poll_busy(host)); }
+  void poll_busy(LinkHost& host, std::uint64_t nodes) {
+    next_ = nodes + std::max<std::uint32_t>(1, link_->poll_busy(host));
+  }
   // Idle, the rank's only thread (uts-smpi): wait in MPI for a message when
   // the agent has nothing to do before one (false: it has, or cannot wait).
   bool idle_wait(LinkHost& host) { return link_ && link_->wait_idle(host); }
@@ -130,8 +131,7 @@ class RankSeat {
 
  private:
   RemoteLink* link_;
-  std::uint32_t every_;
-  std::uint32_t polls_ = 0;
+  std::uint64_t next_;  // the node count at which the next busy poll is due
 };
 
 template <StealProtocol P>
@@ -292,10 +292,10 @@ class ThreadRun final : public LinkHost {
       } else {
         expander.add(sh_.tree, node, self_.counts, deque, keep_going(), refill);
         serve_thieves(deque);
-        if (seat_.due()) {
+        if (seat_.due(self_.counts.nodes)) {
           model_work();
           const std::uint64_t t0 = tick::now();
-          seat_.poll_busy(*this);
+          seat_.poll_busy(*this, self_.counts.nodes);
           split_.charge(Phase::agent, t0, tick::now(), kShortestDrawn);
         }
       }
@@ -491,7 +491,7 @@ class ThreadRun final : public LinkHost {
     while (sh_.finished.value.load(std::memory_order_acquire) < threads_) {  // acquire: see Shared::finished
       // A SIGINT after the job ended does not make it interrupted.
       if (!sh_.termination.done() && interrupt::requested()) stop(RunStatus::interrupted);
-      seat_.poll_busy(*this);
+      seat_.poll_busy(*this, self_.counts.nodes);
       nap(engine_detail::kAgentNap);
     }
     // Closing completes the messages after the job's end (distrib/closing.hpp): the

@@ -5,7 +5,8 @@
            axes ranks {1,2,3,5,8,16,32} x threads {1,2} x --rank-steal
            {random,lifeline} x --rank-termination {ring,tree} x --protocol
            {split,locked,request,chaselev} x --init {root,balanced} (and
-           --victim {random,hier}), on T1, T3 and the small trees (T3 only
+           --victim {random,hier}, --rank-split {levels,shallowest}, the busy
+           poll fixed or adaptive), on T1, T3 and the small trees (T3 only
            below 8 ranks). CI runs a covering design, not the cross product:
            every pair of values of any two of those axes, every triple
            (ranks, rank-steal, termination) on a big tree (T1/T3) and on a
@@ -30,7 +31,8 @@
            --slice I/N runs only cells I, I+N, ... (to split it up)
   stress   N seeded random runs (ranks 1-8, now and then 16 on a tiny tree,
            threads 1-4, protocol, steal, victim, init, --rank-chunk,
-           --rank-poll, --rank-steal, --rank-w 0-6, --rank-l 2-8,
+           --rank-poll, --rank-poll-max, --rank-split, --rank-steal,
+           --rank-w 0-6, --rank-l 2-8,
            --rank-termination; --rank-steal and --rank-termination now and
            then left out, for the defaults);
            default 30 runs, a fresh seed each time (about 40 s under CI's
@@ -239,6 +241,11 @@ RANK_STEALS = ("random", "lifeline")
 TERMINATIONS = ("ring", "tree")
 INITS = ("root", "balanced")
 VICTIMS = ("random", "hier")
+SPLITS = ("levels", "shallowest")  # --rank-split
+# The busy rank's polling: fixed (the shortest interval only) or adaptive
+# (doubling from 16 to 4096 expansions, back to 16 when asked).
+POLLS = ("fixed", "adaptive")
+POLL_ARGS = {"fixed": ["--rank-poll", "64"], "adaptive": ["--rank-poll", "16", "--rank-poll-max", "4096"]}
 SMALL_NAMES = [n for n, _, _ in SMALL_TREES]
 TREE_NAMES = ["T1", "T3"] + SMALL_NAMES
 
@@ -254,7 +261,8 @@ def tree_allowed(name, ranks):
 def matrix_axes(ranks=RANKS):
     return [("ranks", ranks), ("band", ("1", "2-5", "8-32")), ("threads", THREADS), ("rank_steal", RANK_STEALS),
             ("termination", TERMINATIONS), ("protocol", tuple(PROTOCOL_STEALS)), ("init", INITS),
-            ("victim", VICTIMS), ("tree", tuple(TREE_NAMES)), ("size", ("big", "small"))]
+            ("victim", VICTIMS), ("tree", tuple(TREE_NAMES)), ("size", ("big", "small")), ("split", SPLITS),
+            ("poll", POLLS)]
 
 
 def matrix_allowed(row):
@@ -273,7 +281,7 @@ def ci_matrix_rows():
     (ranks, rank-steal, termination) on a big tree (T1 or T3: thousands of
     messages) and on a small one, and each tree with each rank band (2-5 and
     8-32), rank-steal, termination, protocol, init, threads and victim."""
-    main = ["ranks", "threads", "rank_steal", "termination", "protocol", "init", "victim"]
+    main = ["ranks", "threads", "rank_steal", "termination", "protocol", "init", "victim", "split", "poll"]
     groups = [tuple(g) for g in itertools.combinations(main, 2)]
     groups.append(("ranks", "rank_steal", "termination"))
     groups.append(("size", "ranks", "rank_steal", "termination"))
@@ -300,8 +308,13 @@ def full_matrix_rows():
 
 
 def matrix_cfg(row):
-    return ["--threads", str(row["threads"]), "--protocol", row["protocol"], "--victim", row["victim"],
-            "--init", row["init"], "--rank-steal", row["rank_steal"], "--rank-termination", row["termination"]]
+    cfg = ["--threads", str(row["threads"]), "--protocol", row["protocol"], "--victim", row["victim"],
+           "--init", row["init"], "--rank-steal", row["rank_steal"], "--rank-termination", row["termination"]]
+    if "split" in row:
+        cfg += ["--rank-split", row["split"]]
+    if "poll" in row:
+        cfg += POLL_ARGS[row["poll"]]
+    return cfg
 
 
 def run_case(binary, trees, expected, name, ranks, threads, cfg, timeout=180, **want):
@@ -423,6 +436,14 @@ def stress_case(rng):
         want.update(rank_w=w, rank_l=l)
     if termination is not None:
         cfg += ["--rank-termination", termination]
+    # Drawn last, so the seeds of the draws above replay as before.
+    split = rng.choice(["levels", "shallowest", None])
+    if split is not None:
+        cfg += ["--rank-split", split]
+    poll = int(cfg[cfg.index("--rank-poll") + 1])
+    longest = rng.choice([None, poll, 2 * poll, 32 * poll])
+    if longest is not None:
+        cfg += ["--rank-poll-max", str(longest)]
     return name, ranks, threads, cfg, want
 
 
@@ -546,7 +567,11 @@ def part_options(binary, trees, expected, tally):
             (["--rank-steal", "random", "--rank-w", "3"], "--rank-steal random --rank-w 3: not applicable",
              "--rank-w"),
             (["--rank-steal", "random", "--rank-l", "3"], "--rank-steal random --rank-l 3: not applicable",
-             "--rank-l")):
+             "--rank-l"),
+            (["--rank-split", "bogus"], "--rank-split bogus", "--rank-split"),
+            (["--rank-poll-max", "0"], "--rank-poll-max 0", "--rank-poll-max"),
+            (["--rank-poll", "512", "--rank-poll-max", "256"], "--rank-poll-max below --rank-poll",
+             "--rank-poll-max")):
         p = mpirun(3, binary, trees["T1"] + args, timeout=60)
         lines = uts_lines(p.stderr)
         tally.check(p.returncode == 2 and len(lines) == 1 and (names is None or names in lines[0]),

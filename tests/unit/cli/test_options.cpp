@@ -532,3 +532,18 @@ TEST_CASE("a preset file's refused values name the preset's file:line") {
   else ::unsetenv("UTS_PRESET_DIR");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("ranks: --rank-split and --rank-poll-max, their defaults and their bad values") {
+  const auto d = parse({});
+  CHECK(d.engine.ranks.split == RankSplit::levels);
+  CHECK(d.engine.ranks.poll_max == d.engine.ranks.poll);  // fixed unless asked
+  CHECK(parse({"--rank-split", "shallowest"}).engine.ranks.split == RankSplit::shallowest);
+  const auto a = parse({"--rank-poll", "64", "--rank-poll-max", "4096"});
+  CHECK(a.engine.ranks.poll == 64);
+  CHECK(a.engine.ranks.poll_max == 4096);
+  CHECK(parse({"--rank-poll", "300"}).engine.ranks.poll_max == 300);
+  CHECK(error_of({"--rank-split", "half"}).find("--rank-split") != std::string::npos);
+  CHECK(error_of({"--rank-poll-max", "0"}).find("--rank-poll-max") != std::string::npos);
+  CHECK(error_of({"--rank-poll-max", "16777217"}).find("--rank-poll-max") != std::string::npos);
+  CHECK(error_of({"--rank-poll", "512", "--rank-poll-max", "256"}).find("below --rank-poll 512") != std::string::npos);
+}
