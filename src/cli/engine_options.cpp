@@ -127,13 +127,10 @@ void fill_engine(const cxxopts::ParseResult& r, EngineSettings& e, int default_t
   e.bind.smt = flag_on(r, "smt");
   if (r.count("rank-chunk")) e.ranks.chunk = static_cast<std::uint32_t>(int_in_range(r, "rank-chunk", 1, 1000000));
   if (r.count("rank-poll")) e.ranks.poll = static_cast<std::uint32_t>(int_in_range(r, "rank-poll", 1, 1000000));
-  e.ranks.poll_max = e.ranks.poll;
-  if (r.count("rank-poll-max")) {
-    e.ranks.poll_max = static_cast<std::uint32_t>(int_in_range(r, "rank-poll-max", 1, 16777216));
-    if (e.ranks.poll_max < e.ranks.poll)
-      throw UsageError("--rank-poll-max " + std::to_string(e.ranks.poll_max) + " is below --rank-poll " +
-                       std::to_string(e.ranks.poll));
-  }
+  e.ranks.poll_max = std::max<std::uint32_t>(4096, e.ranks.poll);
+  // Its order against --rank-poll is checked once every source is merged
+  // (options.cpp): a file line alone still sees the default --rank-poll.
+  if (r.count("rank-poll-max")) e.ranks.poll_max = static_cast<std::uint32_t>(int_in_range(r, "rank-poll-max", 1, 16777216));
   if (r.count("rank-split")) {
     const std::string v = value_of<std::string>(r, "rank-split");
     if (auto m = parse_rank_split(v)) e.ranks.split = *m;

@@ -75,12 +75,13 @@ const OptionSpec kOptions[] = {
     {"rank-chunk", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "most nodes one answer to another rank carries (1 to 1000000, default 1024)", "K", nullptr, true},
     {"rank-poll", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
-     "expansions between two checks for other ranks' messages while thread 0 works (1 to 1000000, default 256)", "N",
+     "the fewest expansions between two checks for other ranks' messages while thread 0 works (1 to 1000000, default "
+     "256; see --rank-poll-max)", "N",
      nullptr, true},
     {"rank-poll-max", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "the longest interval between two such checks: the interval doubles after a check that finds no other rank "
      "asking for nodes and falls back to --rank-poll after one that does; equal to --rank-poll, a fixed interval "
-     "(--rank-poll to 16777216, default: --rank-poll)", "M", nullptr, true},
+     "(--rank-poll to 16777216, default: the larger of 4096 and --rank-poll)", "M", nullptr, true},
     {"rank-split", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "what an answer or a push to another rank carries of thread 0's nodes: levels (every other node from the "
      "shallow end: half of every level, so both ranks keep about half of the work) | shallowest (the shallowest "
@@ -90,7 +91,7 @@ const OptionSpec kOptions[] = {
      "(--rank-w random requests, then a request to each lifeline buddy, then dormant until one pushes work; X10 GLB) "
      "(default: lifeline)", "MODE", nullptr, true},
     {"rank-w", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
-     "--rank-steal lifeline: random requests a dry rank sends before its lifeline requests (0 to 1000000, default 4)",
+     "--rank-steal lifeline: random requests a dry rank sends before its lifeline requests (0 to 1000000, default 1)",
      "W", nullptr, true},
     {"rank-l", 0, "MPI ranks (under mpirun, in a build with -Dmpi)",
      "--rank-steal lifeline: base of the lifeline graph (a cyclic hypercube: ceil(log_l ranks) buddies per rank; 2 to "

@@ -189,6 +189,9 @@ RunConfig parse_command_line(int argc, const char* const* argv, const ThreadDefa
                        ": OpenMP allows only " + std::to_string(threads.limit) +
                        (threads.limit == 1 ? " thread" : " threads") + " here (OMP_THREAD_LIMIT)");
     check_locality(first, r, cfg.engine);
+    if (cfg.engine.ranks.poll_max < cfg.engine.ranks.poll)
+      throw UsageError("--rank-poll-max " + std::to_string(cfg.engine.ranks.poll_max) + " is below --rank-poll " +
+                       std::to_string(cfg.engine.ranks.poll));
     fill_pool(r, cfg);
     check_applicability(first, r, cfg);
     try {

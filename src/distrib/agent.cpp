@@ -62,13 +62,20 @@ void RankAgent::on_done(LinkHost& host) {
 
 std::uint32_t RankAgent::poll_busy(LinkHost& host) {
   start();
-  const RankStats& s = steal_.stats();
-  const std::uint64_t asked_before = s.requests_received + s.lifeline_requests_received;
   receive_all(host, false);
   if (lifeline_) wake();  // thread 0 works (nodes arrived, or it found work in its own rank)
   steal_.push_to_thieves(host);
   stop_.step(host, running(phase_));
-  return poll_.next(s.requests_received + s.lifeline_requests_received != asked_before);
+  // The interval stays at its shortest while another rank has asked since
+  // the last busy poll (idle polls included: they refuse or record, and the
+  // asker waits for nodes), while a lifeline thief waits for nodes thread 0
+  // could not spare yet, and while --max-nodes counts (a COUNT is due every
+  // millisecond; a long interval would let the run overshoot).
+  const RankStats& s = steal_.stats();
+  const std::uint64_t asked = s.requests_received + s.lifeline_requests_received;
+  const bool keep_short = asked != asked_at_busy_poll_ || steal_.has_thieves() || stop_.counts();
+  asked_at_busy_poll_ = asked;
+  return poll_.next(keep_short);
 }
 
 bool RankAgent::poll_idle(LinkHost& host, bool dry) {

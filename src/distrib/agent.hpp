@@ -12,7 +12,8 @@
 //
 // It speaks only through a Transport (transport.hpp), so it holds no MPI
 // call, and runs on OpenMP thread 0 only (MPI_THREAD_FUNNELED): polled every
-// --rank-poll expansions while thread 0 works, and in its idle loop. Polling
+// --rank-poll to --rank-poll-max expansions while thread 0 works (the
+// interval poll_interval.hpp adapts), and in its idle loop. Polling
 // rather than a progress thread: the answer comes from the thread that holds
 // the nodes, with no lock and no core of its own (README.md beside this
 // file: the design, the phase diagram, the messages, why it is correct).
@@ -91,6 +92,7 @@ class RankAgent final : public RemoteLink {
   const std::size_t most_nodes_;  // --rank-chunk: the most nodes an answer or push carries
   const std::size_t largest_message_;
   PollInterval poll_;    // --rank-poll, --rank-poll-max
+  std::uint64_t asked_at_busy_poll_ = 0;  // requests and lifelines received, at the last busy poll
   AgentPhase phase_ = AgentPhase::starting;
   Clock::time_point dormant_since_;
   double dormant_seconds_ = 0;

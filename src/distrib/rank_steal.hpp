@@ -59,6 +59,10 @@ class RankStealing {
   // with half of thread 0's nodes, for as long as it has two or more.
   void push_to_thieves(LinkHost& host);
 
+  // Lifeline thieves recorded and not yet served (thread 0 had fewer than
+  // two nodes at its last busy poll).
+  bool has_thieves() const { return !thieves_.empty(); }
+
   const RankStats& stats() const { return stats_; }
 
  private:

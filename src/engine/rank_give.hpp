@@ -5,14 +5,19 @@
 // back what it keeps.
 //
 // Why every other node: thread 0's deque holds its open levels, shallowest
-// at the steal end, and in the trees uts runs a node's work shrinks about
-// b-fold a level deeper. The shallowest half by count therefore hands the
-// thief nearly all of the victim's work and leaves it the deep crumbs, so
-// the victim soon asks in turn: work migrates instead of splitting, and at
-// hundreds of ranks dry ranks spend their time asking. Every other node from
-// the shallow end gives about half of every level (X10 GLB's UTS steals
-// half of every range on its stack, Tardieu et al., PPoPP 2014), so both
-// sides keep about half of the work. Measured on the scale model:
+// at the steal end, and in a geometric tree (T1, T1L, T1XXL) a node's work
+// shrinks about b-fold a level deeper. The shallowest half by count
+// therefore hands the thief nearly all of the victim's work and leaves it
+// the deep crumbs, so the victim soon asks in turn: work migrates instead of
+// splitting, and at hundreds of ranks dry ranks spend their time asking.
+// Every other node from the shallow end gives half of every level that
+// holds several nodes, the odd node of each level going to the thief and
+// the victim in turn (X10 GLB's UTS steals half of every range on its
+// stack, Tardieu et al., PPoPP 2014), so both sides keep about half of the
+// work. A level of one node cannot be halved: with one node a level the
+// thief gets the first, third, ... (GLB would give nothing). In a binomial
+// tree (T3, T3L) every node holds the same expected work and either split
+// gives about half of it. Measured on the scale model:
 // src/distrib/README.md, "What a steal carries".
 #pragma once
 

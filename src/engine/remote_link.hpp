@@ -52,8 +52,11 @@ class RemoteLink {
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
   // Thread 0 working, after as many expansions as the previous call
-  // returned (--rank-poll before the first). Returns how many expansions
-  // thread 0 works before the next call (distrib/poll_interval.hpp).
+  // returned (--rank-poll before the first, and within --rank-poll of
+  // resuming work after an idle spell); also between naps while thread 0
+  // waits for the rank's other threads to finish. Returns how many
+  // expansions thread 0 works before the next call
+  // (distrib/poll_interval.hpp).
   virtual std::uint32_t poll_busy(LinkHost& host) = 0;
   // Thread 0 idle. `dry`: its last local round failed (or it has no local
   // victims), so a global steal may go out. true: nodes arrived (take() ran).

@@ -110,7 +110,7 @@ struct Shared {
 // every thread of a single-process run, has an empty seat.
 class RankSeat {
  public:
-  RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), next_(poll_every) {}
+  RankSeat(RemoteLink* link, std::uint32_t poll_every) : link_(link), shortest_(poll_every), next_(poll_every) {}
   bool taken() const { return link_ != nullptr; }
   // After each step of the loop, `nodes` the thread's count so far: true
   // once the agent's interval has passed (--rank-poll expansions at first,
@@ -124,6 +124,11 @@ class RankSeat {
   void poll_busy(LinkHost& host, std::uint64_t nodes) {
     next_ = nodes + std::max<std::uint32_t>(1, link_->poll_busy(host));
   }
+  // Thread 0 works again after an idle spell, `nodes` its count: the next
+  // busy poll comes within --rank-poll expansions, whatever interval the
+  // last one set, since requests and lifelines its idle polls could only
+  // refuse or record may be waiting for nodes.
+  void resumed(std::uint64_t nodes) { next_ = std::min(next_, nodes + shortest_); }
   // Idle, the rank's only thread (uts-smpi): wait in MPI for a message when
   // the agent has nothing to do before one (false: it has, or cannot wait).
   bool idle_wait(LinkHost& host) { return link_ && link_->wait_idle(host); }
@@ -131,7 +136,8 @@ class RankSeat {
 
  private:
   RemoteLink* link_;
-  std::uint64_t next_;  // the node count at which the next busy poll is due
+  std::uint32_t shortest_;  // --rank-poll
+  std::uint64_t next_;      // the node count at which the next busy poll is due
 };
 
 template <StealProtocol P>
@@ -184,6 +190,7 @@ class ThreadRun final : public LinkHost {
     for (;;) {
       exploit();
       if (!explore()) break;
+      if (seat_.taken()) seat_.resumed(self_.counts.nodes);
     }
     self_.ended_empty =
         self_.deque.size() == 0 && !expander_.pending() && !expander_.abandoned() && !seed_abandoned_;
@@ -200,10 +207,12 @@ class ThreadRun final : public LinkHost {
 
   // ---- LinkHost, for thread 0's agent (thread 0 only) ----
   std::size_t give(std::size_t max, std::vector<Node>& out) override {
-    // Half of what it holds, at most `max`, the shallowest. The deepest node
-    // is popped first and pushed back after, so one is always kept whatever
-    // thieves take meanwhile (the held count is only an estimate). Thread 0
-    // stays busy throughout, so the nodes are always held by a busy thread.
+    // About half of what it holds, at most `max`, by --rank-split
+    // (rank_give.hpp). The deepest node is popped first and pushed back
+    // after, so one is always kept whatever thieves take meanwhile (the held
+    // count is only an estimate). Thread 0 stays busy throughout, so the
+    // nodes, in its deque or in the vectors below, are always held by a busy
+    // thread.
     if (self_.deque.size() < 2) return 0;
     Node kept;
     if (!self_.deque.pop(kept)) return 0;

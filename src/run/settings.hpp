@@ -44,7 +44,7 @@ struct RankSettings {
   std::uint32_t poll = 256;    // --rank-poll: the shortest interval between busy polls
   std::uint32_t poll_max = 0;  // --rank-poll-max: the longest (at most poll: a fixed interval)
   RankSteal steal = RankSteal::lifeline;               // --rank-steal
-  std::uint32_t w = 4;                                 // --rank-w: random attempts before the lifelines
+  std::uint32_t w = 1;                                 // --rank-w: random attempts before the lifelines
   std::uint32_t l = 4;                                 // --rank-l: the lifeline graph's base
   RankTermination termination = RankTermination::tree;  // --rank-termination
   double model_rate = 0;  // uts-smpi --model-rate: modelled nodes/s per rank (0: computation timed by SMPI)

@@ -125,7 +125,7 @@ def balance_problems(rec, ranks, threads, rank_steal=None, rank_termination=None
         bad.append("engine ranks/pes/mpi wrong: %s" % eng)
     want_steal = rank_steal or "lifeline"
     want_term = rank_termination or "tree"
-    want_wl = ((4 if rank_w is None else rank_w), (4 if rank_l is None else rank_l)) if want_steal == "lifeline" \
+    want_wl = ((1 if rank_w is None else rank_w), (4 if rank_l is None else rank_l)) if want_steal == "lifeline" \
         else (None, None)
     got_wl = (eng.get("rank_w"), eng.get("rank_l"))
     if eng.get("rank_steal") != want_steal or eng.get("rank_termination") != want_term or got_wl != want_wl:
@@ -424,7 +424,7 @@ def stress_case(rng):
     cfg = ["--threads", str(threads), "--protocol", proto, "--steal", rng.choice(steals[proto]),
            "--victim", rng.choice(["random", "linear", "tree", "hier"]), "--init", rng.choice(["root", "balanced"]),
            "--rank-chunk", str(rng.choice([1, 2, 16, 1024])), "--rank-poll", str(rng.choice([1, 7, 256, 4096]))]
-    # None: the option left out (the defaults: lifeline, tree, W 4, L 4).
+    # None: the option left out (the defaults: lifeline, tree, W 1, L 4).
     rank_steal = rng.choice(["random", "lifeline", "lifeline", None])
     termination = rng.choice(["ring", "tree", None])
     w, l = rng.randint(0, 6), rng.randint(2, 8)

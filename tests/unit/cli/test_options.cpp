@@ -536,12 +536,16 @@ TEST_CASE("a preset file's refused values name the preset's file:line") {
 TEST_CASE("ranks: --rank-split and --rank-poll-max, their defaults and their bad values") {
   const auto d = parse({});
   CHECK(d.engine.ranks.split == RankSplit::levels);
-  CHECK(d.engine.ranks.poll_max == d.engine.ranks.poll);  // fixed unless asked
+  CHECK(d.engine.ranks.poll == 256);
+  CHECK(d.engine.ranks.poll_max == 4096);  // adaptive by default
+  CHECK(d.engine.ranks.w == 1);
   CHECK(parse({"--rank-split", "shallowest"}).engine.ranks.split == RankSplit::shallowest);
   const auto a = parse({"--rank-poll", "64", "--rank-poll-max", "4096"});
   CHECK(a.engine.ranks.poll == 64);
   CHECK(a.engine.ranks.poll_max == 4096);
-  CHECK(parse({"--rank-poll", "300"}).engine.ranks.poll_max == 300);
+  CHECK(parse({"--rank-poll", "300"}).engine.ranks.poll_max == 4096);
+  CHECK(parse({"--rank-poll", "8192"}).engine.ranks.poll_max == 8192);  // fixed: no longer than the shortest
+  CHECK(parse({"--rank-poll", "300", "--rank-poll-max", "300"}).engine.ranks.poll_max == 300);
   CHECK(error_of({"--rank-split", "half"}).find("--rank-split") != std::string::npos);
   CHECK(error_of({"--rank-poll-max", "0"}).find("--rank-poll-max") != std::string::npos);
   CHECK(error_of({"--rank-poll-max", "16777217"}).find("--rank-poll-max") != std::string::npos);

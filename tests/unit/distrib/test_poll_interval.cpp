@@ -1,6 +1,5 @@
-// distrib/poll_interval.hpp: the busy rank's polling interval, alone; and
-// the agent returning it (a request arriving brings it back to the
-// shortest) is driven in test_agent.cpp's transport-level tests.
+// distrib/poll_interval.hpp: the busy rank's polling interval, alone (the
+// agent's use of it, what keeps it short, is in test_agent.cpp).
 #include <doctest/doctest.h>
 
 #include "distrib/poll_interval.hpp"
