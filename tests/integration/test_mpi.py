@@ -619,7 +619,7 @@ def part_options(binary, trees, expected, tally):
                 "waves, latency, dormant fraction, messages per steal filled", str(r)[:600])
     p = mpirun(5, binary, trees["T1"] + ["--threads", "1", "-v", "--rank-termination", "ring"])
     tally.check(p.returncode == 0 and "rank  lifeline: requests sent" in p.stdout
-                and "Global stealing (--rank-steal lifeline, w 4, l 4)" in p.stdout
+                and "Global stealing (--rank-steal lifeline, w 1, l 4)" in p.stdout
                 and "Termination (--rank-termination ring): " in p.stdout and " rounds, detected " in p.stdout,
                 "text -v under 5 ranks: the lifeline table, the global stealing and termination lines")
     # Domains per rank, side by side in the report.
