@@ -347,7 +347,9 @@ std::vector<Node> some_nodes(std::size_t n) {
 // One agent of `ranks`, rank `rank`, over a ScriptTransport the test keeps.
 struct OneAgent {
   OneAgent(int rank, int ranks, RankSteal steal, RankTermination termination, InitSpread init = InitSpread::balanced,
-           std::uint32_t w = 1, std::uint64_t max_nodes = 0) {
+           std::uint32_t w = 1, std::uint64_t max_nodes = 0, std::uint32_t poll = 256, std::uint32_t poll_max = 0) {
+    settings.ranks.poll = poll;
+    settings.ranks.poll_max = poll_max;
     settings.ranks.count = ranks;
     settings.ranks.rank = rank;
     settings.ranks.steal = steal;
@@ -847,4 +849,49 @@ TEST_CASE("closing: a rank not yet in close() holds the closing waves, however p
   for (int i = 0; i < kRounds && !done; ++i) done = job.step({0, 1, 2});
   CHECK(done);
   CHECK(job.net.held() == 0);
+}
+
+TEST_CASE("agent: the busy-poll interval doubles while no one asks; a request, a waiting thief or counting keep it short") {
+  OneAgent a(0, 3, RankSteal::lifeline, RankTermination::tree, InitSpread::balanced, 1, 0, 16, 128);
+  a.host.nodes = some_nodes(10);
+  a.host.passive = false;
+  CHECK(a.agent->poll_busy(a.host) == 32);
+  CHECK(a.agent->poll_busy(a.host) == 64);
+  CHECK(a.agent->poll_busy(a.host) == 128);
+  CHECK(a.agent->poll_busy(a.host) == 128);  // the longest
+  a.arrive(1, Tag::request);
+  CHECK(a.agent->poll_busy(a.host) == 16);  // answered, and back to the shortest
+  CHECK(a.sent() == Sends{{1, Tag::answer}});
+  CHECK(a.agent->poll_busy(a.host) == 32);
+  // A request an idle poll refused still counts at the next busy poll.
+  a.arrive(2, Tag::request);
+  a.agent->poll_idle(a.host, false);
+  CHECK(a.sent() == Sends{{2, Tag::answer}});
+  CHECK(a.agent->stats().requests_refused == 1);
+  CHECK(a.agent->poll_busy(a.host) == 16);
+  CHECK(a.agent->poll_busy(a.host) == 32);
+  // A lifeline thief thread 0 cannot serve yet (fewer than two nodes) keeps
+  // it at the shortest until it is served.
+  a.host.nodes = some_nodes(1);
+  a.arrive(2, Tag::lifeline);
+  CHECK(a.agent->poll_busy(a.host) == 16);
+  CHECK(a.agent->poll_busy(a.host) == 16);
+  CHECK(a.sent().empty());
+  a.host.nodes = some_nodes(10);
+  CHECK(a.agent->poll_busy(a.host) == 32);  // pushed: nobody waits any more
+  CHECK(a.sent() == Sends{{2, Tag::push}});
+}
+
+TEST_CASE("agent: with --max-nodes the busy-poll interval stays at its shortest (a COUNT is due every millisecond)") {
+  OneAgent a(1, 2, RankSteal::random, RankTermination::tree, InitSpread::balanced, 1, 1000000, 16, 4096);
+  a.host.nodes = some_nodes(10);
+  a.host.passive = false;
+  for (int i = 0; i < 6; ++i) CHECK(a.agent->poll_busy(a.host) == 16);
+}
+
+TEST_CASE("agent: equal bounds poll at a fixed interval") {
+  OneAgent a(0, 2, RankSteal::random, RankTermination::tree, InitSpread::balanced, 1, 0, 64, 64);
+  a.host.nodes = some_nodes(10);
+  a.host.passive = false;
+  for (int i = 0; i < 4; ++i) CHECK(a.agent->poll_busy(a.host) == 64);
 }
