@@ -2,17 +2,17 @@
 // messages (--rank-poll, --rank-poll-max): the agent's one polling policy,
 // pure so that it is tested alone (tests/unit/distrib/test_poll_interval.cpp).
 //
-// Why it adapts: a check is an MPI_Iprobe, a few hundred nanoseconds on a
-// real network (docs/smpi.md: 0.35 us on a calibrated cluster), and at
-// today's node rate (about 5 ns a node) 256 expansions are 1.3 us, so a
-// fixed short interval costs a fifth of the rank's time; a long one makes
+// Why it adapts: a check is an MPI_Iprobe, which on a real network costs
+// about as much as a few hundred of today's nodes, so a fixed short
+// interval costs a busy rank a good part of its time; a long one makes
 // every thief wait half of it for its answer. Requests come in bursts (at
 // the start and near the end many dry ranks ask the few busy ones) and are
 // rare in between. So the interval falls back to the shortest as soon as a
 // check finds another rank asking (a request or a lifeline), and doubles
 // after each check that finds none, up to the longest. Equal bounds give a
-// fixed interval. Measured on the scale model: src/distrib/README.md, "How
-// often a busy rank looks".
+// fixed interval. Measured on the scale model:
+// results/benchmarks/2026-11-29-rank-layer.md (and src/distrib/README.md,
+// "How often a busy rank looks").
 #pragma once
 
 #include <algorithm>
